@@ -1,0 +1,85 @@
+// The only reader of process.env. Every setting is validated here, once, at start.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `postgres://…` selects PostgreSQL; null means the embedded SQLite file in dataDir. */
+  databaseUrl: string | null;
+  /** Base of every web_url, Link header and clone URL; no trailing slash. */
+  externalUrl: string;
+  rootPassword: string | null;
+  rootToken: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Impersonation tokens can be switched off instance-wide (the reference's `impersonation_enabled`). */
+  impersonationEnabled: boolean;
+  /** Background workers in this process; 0 leaves queued work for other nodes. */
+  queueWorkers: number;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function intIn(name: string, raw: string | undefined, dflt: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return dflt;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(name: string, raw: string | undefined, dflt: boolean): boolean {
+  if (raw === undefined || raw === '') return dflt;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intIn('ANVIL_PORT', env.ANVIL_PORT, 8080, 0, 65535);
+  const host = env.ANVIL_HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.ANVIL_DATA_DIR || './data');
+
+  const databaseUrl = env.ANVIL_DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`ANVIL_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite), got "${databaseUrl}"`);
+  }
+
+  const defaultExternal = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const externalUrl = (env.ANVIL_EXTERNAL_URL || defaultExternal).replace(/\/+$/, '');
+  try {
+    const u = new URL(externalUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`ANVIL_EXTERNAL_URL must be an http(s) URL, got "${env.ANVIL_EXTERNAL_URL}"`);
+  }
+
+  const rootPassword = env.ANVIL_ROOT_PASSWORD || null;
+  if (rootPassword !== null && rootPassword.length < 8) {
+    throw new ConfigError('ANVIL_ROOT_PASSWORD must be at least 8 characters');
+  }
+  const rootToken = env.ANVIL_ROOT_TOKEN || null;
+  if (rootToken !== null && (rootToken.length < 20 || /\s/.test(rootToken))) {
+    throw new ConfigError('ANVIL_ROOT_TOKEN must be at least 20 characters with no spaces');
+  }
+
+  const logLevel = (env.ANVIL_LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`ANVIL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+
+  return {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    externalUrl,
+    rootPassword,
+    rootToken,
+    logLevel,
+    impersonationEnabled: bool('ANVIL_IMPERSONATION_ENABLED', env.ANVIL_IMPERSONATION_ENABLED, true),
+    queueWorkers: intIn('ANVIL_QUEUE_WORKERS', env.ANVIL_QUEUE_WORKERS, 2, 0, 64),
+  };
+}

@@ -1,0 +1,35 @@
+// One way to run a list query as a page, for every list in Anvil.
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { COUNT_CAP, type PageRequest, type PageResult } from '../domain/shared/page.js';
+
+/**
+ * Runs `query` (already filtered and ordered) as one page. Offset pages count at most
+ * COUNT_CAP + 1 rows; keyset pages filter on `idColumn` and cost the same at any depth
+ * (the caller orders by `idColumn` in the page's `sort` direction).
+ */
+export async function runPage<DB, TB extends keyof DB, O extends { id: number }>(
+  db: Kysely<DB>,
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: PageRequest,
+  idColumn = 'id',
+): Promise<PageResult<O>> {
+  if (page.kind === 'keyset') {
+    let q = query as SelectQueryBuilder<any, any, O>;
+    if (page.idAfter !== null) q = q.where(sql.ref(idColumn), '>', page.idAfter);
+    if (page.idBefore !== null) q = q.where(sql.ref(idColumn), '<', page.idBefore);
+    const rows = await q.limit(page.perPage + 1).execute();
+    return { items: rows.slice(0, page.perPage), total: null, hasNext: rows.length > page.perPage };
+  }
+  const offset = (page.page - 1) * page.perPage;
+  const [rows, counted] = await Promise.all([
+    query.limit(page.perPage + 1).offset(offset).execute(),
+    (db as Kysely<any>)
+      .selectFrom(
+        (query as SelectQueryBuilder<any, any, any>).clearSelect().clearOrderBy().select(sql`1`.as('one')).limit(COUNT_CAP + 1).as('capped'),
+      )
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  const n = Number(counted.n);
+  return { items: rows.slice(0, page.perPage), total: n > COUNT_CAP ? null : n, hasNext: rows.length > page.perPage };
+}

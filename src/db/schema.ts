@@ -1,0 +1,145 @@
+// Row types of every table. Booleans are stored as 0/1 integers and timestamps as
+// ISO 8601 UTC text on both dialects, so rows read the same from SQLite and PostgreSQL.
+import type { ColumnType, Generated } from 'kysely';
+
+/** A column with a database default: optional on insert. */
+export type Default<T> = ColumnType<T, T | undefined, T>;
+
+export type Bool = number; // 0 | 1
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  username_lower: string;
+  name: string;
+  email: string;
+  email_lower: string;
+  password_digest: string | null;
+  state: Default<string>; // active | blocked | deactivated | ldap_blocked
+  admin: Default<Bool>;
+  external: Default<Bool>;
+  bot: Default<Bool>;
+  bot_kind: string | null; // project_bot | group_bot
+  bio: Default<string>;
+  location: Default<string>;
+  public_email: Default<string>;
+  skype: Default<string>;
+  linkedin: Default<string>;
+  twitter: Default<string>;
+  website_url: Default<string>;
+  organization: Default<string>;
+  job_title: Default<string>;
+  pronouns: string | null;
+  note: string | null;
+  projects_limit: Default<number>;
+  can_create_group: Default<Bool>;
+  private_profile: Default<Bool>;
+  theme_id: Default<number>;
+  color_scheme_id: Default<number>;
+  commit_email: string | null;
+  avatar_path: string | null;
+  namespace_id: number | null;
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+  confirmed_at: string | null;
+  last_sign_in_at: string | null;
+  current_sign_in_at: string | null;
+  last_activity_on: string | null;
+}
+
+export interface NamespacesTable {
+  id: Generated<number>;
+  kind: string; // user | group
+  name: string;
+  path: string;
+  full_path: string;
+  full_path_lower: string;
+  parent_id: number | null;
+  owner_id: number | null; // user namespaces
+  visibility_level: Default<number>; // 0 private, 10 internal, 20 public
+  description: Default<string>;
+  avatar_path: string | null;
+  request_access_enabled: Default<Bool>;
+  project_creation_level: Default<string>;
+  subgroup_creation_level: Default<string>;
+  share_with_group_lock: Default<Bool>;
+  require_two_factor_authentication: Default<Bool>;
+  two_factor_grace_period: Default<number>;
+  lfs_enabled: Default<Bool>;
+  emails_disabled: Default<Bool>;
+  mentions_disabled: Default<Bool>;
+  auto_devops_enabled: Bool | null;
+  default_branch_protection: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MembersTable {
+  id: Generated<number>;
+  source_type: string; // Namespace | Project
+  source_id: number;
+  user_id: number;
+  access_level: number;
+  expires_at: string | null; // YYYY-MM-DD
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PersonalAccessTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_digest: string;
+  scopes: string; // JSON array
+  impersonation: Default<Bool>;
+  revoked: Default<Bool>;
+  expires_at: string | null; // YYYY-MM-DD
+  last_used_at: string | null;
+  created_at: string;
+}
+
+export interface OauthAccessTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  token_digest: string;
+  refresh_digest: string | null;
+  scopes: string; // space separated, as OAuth writes them
+  expires_in: number; // seconds
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  session_digest: string;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface BackgroundJobsTable {
+  id: Generated<number>;
+  kind: string;
+  payload: string; // JSON, ids only
+  state: Default<string>; // queued | running | done | dead
+  attempts: Default<number>;
+  max_attempts: Default<number>;
+  run_at: string;
+  locked_by: string | null;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DB {
+  users: UsersTable;
+  namespaces: NamespacesTable;
+  members: MembersTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+  oauth_access_tokens: OauthAccessTokensTable;
+  sessions: SessionsTable;
+  background_jobs: BackgroundJobsTable;
+}

@@ -1,0 +1,16 @@
+import type { UserRow } from '../../db/repos/users.js';
+
+export type AuthVia = 'personal_access_token' | 'impersonation_token' | 'oauth' | 'session' | 'job_token';
+
+/** Who is acting: the effective user (after sudo) and what the credential allows. */
+export interface Actor {
+  user: UserRow;
+  via: AuthVia;
+  /** Token scopes; null when the credential is not scoped (a web session). */
+  scopes: readonly string[] | null;
+  tokenId: number | null;
+  /** The admin who used sudo, when this request runs as someone else. */
+  sudoer: UserRow | null;
+}
+
+export const isAdmin = (actor: Actor | null): boolean => !!actor && actor.user.admin === 1;

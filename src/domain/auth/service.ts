@@ -1,0 +1,86 @@
+// Turning a credential into an Actor, and sudo. The HTTP layer only extracts credentials.
+import type { Container } from '../../container.js';
+import { findOauthByDigest, findPatByDigest, findSessionByDigest, touchPat } from '../../db/repos/tokens.js';
+import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
+import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.js';
+import { digest } from '../shared/secrets.js';
+import { nowIso, today } from '../shared/time.js';
+import type { Actor } from './actor.js';
+
+export type Credential =
+  | { kind: 'token'; value: string; oauthOnly?: boolean } // PAT, project/group/impersonation token or OAuth token
+  | { kind: 'session'; value: string };
+
+function ensureActive(user: UserRow): void {
+  if (user.state === 'blocked' || user.state === 'ldap_blocked') throw forbidden('Your account has been blocked.');
+  if (user.state === 'deactivated') {
+    throw forbidden('Your account has been deactivated by your administrator. Please log back in to reactivate your account.');
+  }
+}
+
+async function fromToken(c: Container, value: string, oauthOnly: boolean): Promise<Actor> {
+  const d = digest(value);
+  if (!oauthOnly) {
+    const pat = await findPatByDigest(c.db, d);
+    if (pat) {
+      if (pat.revoked || (pat.expires_at !== null && pat.expires_at <= today())) throw unauthorized();
+      if (pat.impersonation && !c.config.impersonationEnabled) throw unauthorized();
+      const user = await findUserById(c.db, pat.user_id);
+      if (!user) throw unauthorized();
+      ensureActive(user);
+      // last_used_at is advisory; write it at most once a minute per token
+      const now = nowIso();
+      if (!pat.last_used_at || Date.parse(now) - Date.parse(pat.last_used_at) > 60_000) await touchPat(c.db, pat.id, now);
+      return {
+        user,
+        via: pat.impersonation ? 'impersonation_token' : 'personal_access_token',
+        scopes: JSON.parse(pat.scopes),
+        tokenId: pat.id,
+        sudoer: null,
+      };
+    }
+  }
+  const oauth = await findOauthByDigest(c.db, d);
+  if (oauth) {
+    if (oauth.revoked_at || Date.parse(oauth.created_at) + oauth.expires_in * 1000 <= Date.now()) throw unauthorized();
+    const user = await findUserById(c.db, oauth.user_id);
+    if (!user) throw unauthorized();
+    ensureActive(user);
+    return { user, via: 'oauth', scopes: oauth.scopes.split(/\s+/).filter(Boolean), tokenId: oauth.id, sudoer: null };
+  }
+  throw unauthorized();
+}
+
+async function fromSession(c: Container, value: string): Promise<Actor | null> {
+  const s = await findSessionByDigest(c.db, digest(value));
+  // An unknown or stale cookie is ignored, as a browser session would be: the caller is anonymous.
+  if (!s || s.expires_at <= nowIso()) return null;
+  const user = await findUserById(c.db, s.user_id);
+  if (!user) return null;
+  ensureActive(user);
+  return { user, via: 'session', scopes: null, tokenId: null, sudoer: null };
+}
+
+export async function authenticate(c: Container, cred: Credential): Promise<Actor | null> {
+  return cred.kind === 'session' ? fromSession(c, cred.value) : fromToken(c, cred.value, cred.oauthOnly ?? false);
+}
+
+/** Sudo as the reference does it: admin, a token (not a session), the `sudo` scope, a known user. */
+export async function sudo(c: Container, actor: Actor | null, identifier: string): Promise<Actor> {
+  if (!actor) throw unauthorized();
+  if (actor.user.admin !== 1) throw forbidden('Must be admin to use sudo');
+  if (actor.via === 'session' || actor.via === 'job_token') {
+    throw forbidden('Must be authenticated using an OAuth or personal access token to use sudo');
+  }
+  if (!actor.scopes?.includes('sudo')) throw insufficientScope(['sudo']);
+  const target = await findUserByIdOrUsername(c.db, identifier);
+  if (!target) throw notFound(`User with ID or username '${identifier}'`);
+  return { ...actor, user: target, sudoer: actor.user };
+}
+
+/** Throws 403 insufficient_scope unless the credential carries one of `accepted`. */
+export function requireScope(actor: Actor, accepted: readonly string[]): void {
+  if (actor.scopes === null) return;
+  if (accepted.some((s) => actor.scopes!.includes(s))) return;
+  throw insufficientScope([...accepted]);
+}

@@ -1,0 +1,42 @@
+// Domain errors carry a kind; src/http/errors.ts turns each kind into the exact status and body once.
+
+export type ValidationMessages = Record<string, string[] | Record<string, string[]>>;
+
+export type ErrorKind =
+  | { kind: 'not_found'; resource: string | null }
+  | { kind: 'missing'; attribute: string }
+  | { kind: 'invalid_params'; message: string }            // parameter type/value errors (Grape's `{error}` form)
+  | { kind: 'validation'; messages: ValidationMessages }    // model validation (`{message: {field: [...]}}`)
+  | { kind: 'bad_request'; reason: string | null }
+  | { kind: 'unauthorized' }
+  | { kind: 'forbidden'; reason: string | null }
+  | { kind: 'insufficient_scope'; scopes: string[] }
+  | { kind: 'conflict'; message: string }
+  | { kind: 'unprocessable'; message: string }
+  | { kind: 'method_not_allowed'; message: string | null }
+  | { kind: 'precondition_failed' }
+  | { kind: 'too_many_requests'; text: string }
+  | { kind: 'not_modified' }
+  | { kind: 'exact'; status: number; body: unknown };  // an exact body the reference sends
+
+export class DomainError extends Error {
+  constructor(readonly detail: ErrorKind) {
+    super(detail.kind);
+  }
+}
+
+export const notFound = (resource: string | null = null) => new DomainError({ kind: 'not_found', resource });
+export const missing = (attribute: string) => new DomainError({ kind: 'missing', attribute });
+export const invalidParams = (message: string) => new DomainError({ kind: 'invalid_params', message });
+export const validation = (messages: ValidationMessages) => new DomainError({ kind: 'validation', messages });
+export const badRequest = (reason: string | null = null) => new DomainError({ kind: 'bad_request', reason });
+export const unauthorized = () => new DomainError({ kind: 'unauthorized' });
+export const forbidden = (reason: string | null = null) => new DomainError({ kind: 'forbidden', reason });
+export const insufficientScope = (scopes: string[]) => new DomainError({ kind: 'insufficient_scope', scopes });
+export const conflict = (message: string) => new DomainError({ kind: 'conflict', message });
+export const unprocessable = (message: string) => new DomainError({ kind: 'unprocessable', message });
+export const methodNotAllowed = (message: string | null = null) => new DomainError({ kind: 'method_not_allowed', message });
+export const preconditionFailed = () => new DomainError({ kind: 'precondition_failed' });
+export const tooManyRequests = (text: string) => new DomainError({ kind: 'too_many_requests', text });
+export const notModified = () => new DomainError({ kind: 'not_modified' });
+export const exactError = (status: number, body: unknown) => new DomainError({ kind: 'exact', status, body });

@@ -1,0 +1,5 @@
+/** ISO 8601 UTC with milliseconds: the one timestamp format Anvil stores and returns. */
+export const nowIso = (): string => new Date().toISOString();
+export const today = (): string => new Date().toISOString().slice(0, 10);
+export const isDate = (s: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`));
+export const addSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();

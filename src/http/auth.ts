@@ -1,0 +1,37 @@
+// Finds the credential a request carries, in the reference's order, and the sudo identifier.
+import type { FastifyRequest } from 'fastify';
+import type { Credential } from '../domain/auth/service.js';
+
+export const SESSION_COOKIE = '_service_session';
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function cookie(req: FastifyRequest, name: string): string | undefined {
+  const raw = header(req, 'cookie');
+  if (!raw) return undefined;
+  for (const part of raw.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return undefined;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+export function credentialOf(req: FastifyRequest, input: Record<string, unknown>): Credential | null {
+  const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
+  const token =
+    str(input.private_token) ?? str(header(req, 'private-token')) ?? str(input.access_token) ?? bearer;
+  if (token) return { kind: 'token', value: token };
+  const session = cookie(req, SESSION_COOKIE);
+  if (session) return { kind: 'session', value: session };
+  return null;
+}
+
+export function sudoIdentifierOf(req: FastifyRequest, input: Record<string, unknown>): string | null {
+  const v = input.sudo ?? header(req, 'sudo');
+  return v === undefined || v === null || v === '' ? null : String(v);
+}

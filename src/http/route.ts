@@ -1,0 +1,121 @@
+// The one way an API route is declared and run. A route names its path, who may call it,
+// its parameters and its response schema; this file does auth, sudo, scopes, parameter
+// parsing, pagination and exact serialization the same way for every route.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type as T, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import fastJson from 'fast-json-stringify';
+import type { Container } from '../container.js';
+import type { Actor } from '../domain/auth/actor.js';
+import { authenticate, requireScope, sudo } from '../domain/auth/service.js';
+import { unauthorized } from '../domain/errors.js';
+import type { PageRequest, PageResult } from '../domain/shared/page.js';
+import { credentialOf, sudoIdentifierOf } from './auth.js';
+import { readMultipart } from './content.js';
+import { PAGE_PARAMS, pageHeaders, pageRequest, type KeysetSupport, type PageInput } from './pagination.js';
+import { parseParams } from './params.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export const API_PREFIX = '/api/v4';
+
+/** Scopes that let a token read or write through the API by default. */
+export const READ_SCOPES = ['api', 'read_api'] as const;
+export const WRITE_SCOPES = ['api'] as const;
+
+export interface RouteContext<P> {
+  c: Container;
+  input: P;
+  actor: Actor | null;
+  /** The page asked for; meaningful on paginated routes. */
+  page: PageRequest;
+  request: FastifyRequest;
+  reply: { status(code: number): void; header(name: string, value: string): void };
+}
+
+export interface ApiRoute<P extends TObject = TObject> {
+  method: Method;
+  /** Relative to /api/v4, Fastify style: `/users/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** `optional` lets anonymous callers in (public data); default `required`. */
+  auth?: 'required' | 'optional';
+  /** Token scopes that satisfy this route; default READ_SCOPES for GET, WRITE_SCOPES otherwise. */
+  scopes?: readonly string[];
+  params?: P;
+  /** Schema of the success body; for a paginated route, of one item. Omit for an empty body. */
+  response?: TSchema;
+  /** Success status; default 200, 201 for POST. */
+  status?: number;
+  paginated?: boolean;
+  /** Present when the list supports `pagination=keyset` for the given parameters. */
+  keyset?: KeysetSupport;
+  handler: (ctx: RouteContext<Static<P>>) => Promise<unknown>;
+}
+
+/** Declares a route with its parameter types inferred from its schema. */
+export const route = <P extends TObject>(r: ApiRoute<P>): ApiRoute<P> => r;
+
+const EMPTY = T.Object({});
+
+function fullSchema(r: ApiRoute<any>): TObject {
+  const own = r.params ?? EMPTY;
+  return r.paginated ? T.Object({ ...PAGE_PARAMS, ...own.properties }) : own;
+}
+
+/** Sends a JSON string with exactly `Content-Type: application/json` (no charset: clients compare it literally). */
+export function sendJson(reply: FastifyReply, status: number, json: string): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json').send(json);
+}
+
+async function rawInput(req: FastifyRequest): Promise<Record<string, unknown>> {
+  const body = req.isMultipart() ? await readMultipart(req) : (req.body as Record<string, unknown> | undefined);
+  return { ...(req.query as object), ...(body && typeof body === 'object' ? body : {}), ...(req.params as object) };
+}
+
+export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<any>): void {
+  const schema = fullSchema(r);
+  const status = r.status ?? (r.method === 'POST' ? 201 : 200);
+  const bodySchema = r.response ? (r.paginated ? T.Array(r.response) : r.response) : null;
+  const serialize = bodySchema ? fastJson(bodySchema as any) : null;
+  const scopes = r.scopes ?? (r.method === 'GET' ? READ_SCOPES : WRITE_SCOPES);
+
+  app.route({
+    method: r.method,
+    url: API_PREFIX + r.path,
+    handler: async (req, reply) => {
+      const raw = await rawInput(req);
+
+      const cred = credentialOf(req, raw);
+      let actor = cred ? await authenticate(c, cred) : null;
+      const sudoId = sudoIdentifierOf(req, raw);
+      if (sudoId !== null) actor = await sudo(c, actor, sudoId);
+      if (!actor && r.auth !== 'optional') throw unauthorized();
+      if (actor) requireScope(actor, scopes);
+
+      const input = parseParams<Record<string, unknown>>(schema, raw);
+      const page = pageRequest(input as PageInput, r.paginated ? (r.keyset ?? null) : null);
+
+      let code = status;
+      const extraHeaders: Record<string, string> = {};
+      const result = await r.handler({
+        c,
+        input,
+        actor,
+        page,
+        request: req,
+        reply: { status: (n) => (code = n), header: (k, v) => (extraHeaders[k] = v) },
+      });
+      reply.headers(extraHeaders);
+
+      if (r.paginated) {
+        const pageResult = result as PageResult<unknown>;
+        const [pathOnly, query = ''] = req.url.split('?');
+        reply.headers(pageHeaders(page, pageResult as PageResult<{ id?: unknown }>, c.config.externalUrl + pathOnly, new URLSearchParams(query)));
+        return sendJson(reply, code, serialize!(pageResult.items));
+      }
+      if (code === 204 || !serialize || result === undefined) return reply.code(code).send();
+      return sendJson(reply, code, serialize(result));
+    },
+  });
+}

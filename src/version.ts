@@ -1,0 +1,21 @@
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The reference API level the spec describes; clients gate features on it. */
+export const REFERENCE_API_LEVEL = '15.1.0';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), fileURLToPath(import.meta.url).includes('/dist/') ? '../..' : '..');
+const pkg = createRequire(import.meta.url)(path.join(root, 'package.json')) as { version: string };
+
+function commit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Anvil's own version and commit, e.g. `anvil-0.1.0-abc1234`. */
+export const ANVIL_REVISION = `anvil-${pkg.version}-${commit()}`;

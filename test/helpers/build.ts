@@ -1,0 +1,138 @@
+// Builds a whole Anvil in-process for one test file, on SQLite (temp file) or PostgreSQL
+// (a fresh database), and drives it as a client would through app.inject.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { closeContainer, createContainer, type Container } from '../../src/container.js';
+import { bootstrapRoot } from '../../src/domain/users/bootstrap.js';
+import { createUserRecord, type NewUserInput } from '../../src/domain/users/service.js';
+import { createTokenForUsername } from '../../src/domain/tokens/cli.js';
+import pino from 'pino';
+
+export type TestDialect = 'sqlite' | 'postgres';
+
+/** SQLite always; PostgreSQL too when ANVIL_TEST_DATABASE_URL is set (as .ci/run does). */
+export const DIALECTS: TestDialect[] = process.env.ANVIL_TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export const ROOT_TOKEN = 'root-test-token-0123456789abcdef';
+export const EXTERNAL_URL = 'http://anvil.test';
+
+export interface Res {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Raw payload with its own content type (form, multipart, text). */
+  payload?: string | Buffer;
+}
+
+export interface TestApp {
+  dialect: TestDialect;
+  app: FastifyInstance;
+  c: Container;
+  rootToken: string;
+  request(method: string, url: string, opts?: RequestOptions): Promise<Res>;
+  get(url: string, token?: string | null): Promise<Res>;
+  /** Creates a user directly and returns it with a personal token (scopes default `api`). */
+  createUser(input?: Partial<NewUserInput> & { scopes?: string[] }): Promise<{ id: number; username: string; token: string }>;
+  close(): Promise<void>;
+}
+
+async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.ANVIL_TEST_DATABASE_URL!;
+  const name = `anvil_t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const a = new pg.Client({ connectionString: base });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+let userSeq = 0;
+
+export async function buildTestApp(dialect: TestDialect, env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-test-'));
+  const pgDb = dialect === 'postgres' ? await freshPostgresUrl() : null;
+  const config: Config = loadConfig({
+    ANVIL_DATA_DIR: dataDir,
+    ANVIL_EXTERNAL_URL: EXTERNAL_URL,
+    ANVIL_ROOT_TOKEN: ROOT_TOKEN,
+    ANVIL_LOG_LEVEL: 'silent',
+    ANVIL_QUEUE_WORKERS: '0',
+    ...(pgDb ? { ANVIL_DATABASE_URL: pgDb.url } : {}),
+    ...env,
+  });
+  const c = await createContainer(config, { log: pino({ level: 'silent' }) });
+  await bootstrapRoot(c);
+  const app = await buildApp(c);
+  await app.ready();
+
+  const request = async (method: string, url: string, opts: RequestOptions = {}): Promise<Res> => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const token = opts.token === undefined ? ROOT_TOKEN : opts.token;
+    if (token) headers['private-token'] = token;
+    let payload: string | Buffer | undefined = opts.payload;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await app.inject({ method: method as any, url, headers, payload });
+    let body: any = undefined;
+    if (String(res.headers['content-type'] ?? '').startsWith('application/json') && res.body !== '') body = JSON.parse(res.body);
+    return { status: res.statusCode, headers: res.headers as any, body, text: res.body };
+  };
+
+  return {
+    dialect,
+    app,
+    c,
+    rootToken: ROOT_TOKEN,
+    request,
+    get: (url, token) => request('GET', url, { token }),
+    async createUser(input = {}) {
+      userSeq += 1;
+      const username = input.username ?? `user${userSeq}_${crypto.randomBytes(3).toString('hex')}`;
+      const u = await createUserRecord(c, {
+        username,
+        name: input.name ?? `User ${username}`,
+        email: input.email ?? `${username}@example.com`,
+        password: input.password ?? 'password123',
+        ...input,
+      });
+      const token = await createTokenForUsername(c, username, { name: 'test', scopes: input.scopes ?? ['api'], expiresAt: null });
+      return { id: u.id, username, token };
+    },
+    async close() {
+      await app.close();
+      await closeContainer(c);
+      await pgDb?.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asserts an object has exactly these keys (a response carries the spec's fields, no more, no less). */
+export function keysOf(o: object): string[] {
+  return Object.keys(o).sort();
+}
