@@ -5,7 +5,7 @@ import FindMyWay from 'find-my-way';
 import type { Container } from './container.js';
 import { cleanupUploads, parseQuery, registerBodyParsers } from './http/content.js';
 import { INTERNAL, UNKNOWN_ROUTE, toHttpError } from './http/errors.js';
-import { API_PREFIX, registerRoute, sendJson, type ApiRoute } from './http/route.js';
+import { registerRoute, routeUrl, sendJson, type ApiRoute } from './http/route.js';
 import { allRoutes } from './api/index.js';
 
 const MAX_URL_LENGTH = 8192;
@@ -70,7 +70,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   const known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
   for (const r of routes) {
     registerRoute(app, c, r);
-    known.on(r.method, API_PREFIX + r.path, () => {});
+    known.on(r.method, routeUrl(r), () => {});
   }
 
   app.setNotFoundHandler((req, reply) => {

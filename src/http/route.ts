@@ -34,8 +34,10 @@ export interface RouteContext<P> {
 
 export interface ApiRoute<P extends TObject = TObject> {
   method: Method;
-  /** Relative to /api/v4, Fastify style: `/users/:id`. */
+  /** Relative to /api/v4, Fastify style: `/users/:id`; absolute when `outsideApi` is set. */
   path: string;
+  /** Mounts the route at `path` itself rather than under /api/v4 (e.g. `/oauth/token`). */
+  outsideApi?: boolean;
   summary: string;
   tag: string;
   /** `optional` lets anonymous callers in (public data); default `required`. */
@@ -57,6 +59,8 @@ export interface ApiRoute<P extends TObject = TObject> {
 export const route = <P extends TObject>(r: ApiRoute<P>): ApiRoute<P> => r;
 
 const EMPTY = T.Object({});
+
+export const routeUrl = (r: ApiRoute<any>): string => (r.outsideApi ? r.path : API_PREFIX + r.path);
 
 function fullSchema(r: ApiRoute<any>): TObject {
   const own = r.params ?? EMPTY;
@@ -82,7 +86,7 @@ export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<an
 
   app.route({
     method: r.method,
-    url: API_PREFIX + r.path,
+    url: routeUrl(r),
     handler: async (req, reply) => {
       const raw = await rawInput(req);
 

@@ -1,11 +1,9 @@
 // Token creation for the command line (no actor: whoever runs the CLI owns the data dir).
 import type { Container } from '../../container.js';
-import { insertPat } from '../../db/repos/tokens.js';
 import { findUserByUsername } from '../../db/repos/users.js';
-import { TOKEN_PREFIX } from '../users/bootstrap.js';
-import { digest, randomToken } from '../shared/secrets.js';
-import { isDate, nowIso } from '../shared/time.js';
+import { isDate } from '../shared/time.js';
 import { PAT_SCOPES } from './scopes.js';
+import { issueToken } from './service.js';
 
 export async function createTokenForUsername(
   c: Container,
@@ -17,14 +15,6 @@ export async function createTokenForUsername(
   const bad = opts.scopes.filter((s) => !PAT_SCOPES.includes(s));
   if (bad.length || opts.scopes.length === 0) throw new Error(`scopes must be some of ${PAT_SCOPES.join(', ')}`);
   if (opts.expiresAt !== null && !isDate(opts.expiresAt)) throw new Error('--expires-at must be YYYY-MM-DD');
-  const token = randomToken(TOKEN_PREFIX);
-  await insertPat(c.db, {
-    user_id: user.id,
-    name: opts.name,
-    token_digest: digest(token),
-    scopes: JSON.stringify(opts.scopes),
-    expires_at: opts.expiresAt,
-    created_at: nowIso(),
-  });
+  const { token } = await issueToken(c, { userId: user.id, name: opts.name, scopes: opts.scopes, expiresAt: opts.expiresAt });
   return token;
 }
