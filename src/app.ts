@@ -54,7 +54,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   });
 
   app.setErrorHandler((err, req, reply) => {
-    const mapped = toHttpError(err);
+    const mapped = toHttpError(err, String(req.headers['content-type'] ?? ''));
     if (!mapped) {
       req.log.error({ err, reqId: req.id }, 'unhandled error');
       return sendJson(reply, INTERNAL.status, JSON.stringify(INTERNAL.body));

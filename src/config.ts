@@ -1,4 +1,6 @@
 // The only reader of process.env. Every setting is validated here, once, at start.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 
 export interface Config {
@@ -16,6 +18,11 @@ export interface Config {
   impersonationEnabled: boolean;
   /** Background workers in this process; 0 leaves queued work for other nodes. */
   queueWorkers: number;
+  /**
+   * Key for secrets stored encrypted (settings such as API keys). From ANVIL_SECRET_KEY, so that
+   * several nodes share it; else generated once into <dataDir>/secret_key (mode 0600).
+   */
+  secretKey: Buffer;
 }
 
 export class ConfigError extends Error {}
@@ -35,6 +42,23 @@ function bool(name: string, raw: string | undefined, dflt: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function secretKey(raw: string | undefined, dataDir: string): Buffer {
+  if (raw) {
+    if (raw.length < 32) throw new ConfigError('ANVIL_SECRET_KEY must be at least 32 characters');
+    return crypto.createHash('sha256').update(raw).digest();
+  }
+  const file = path.join(dataDir, 'secret_key');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    try {
+      fs.writeFileSync(file, crypto.randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another process wrote it first
+    }
+  }
+  return crypto.createHash('sha256').update(fs.readFileSync(file, 'utf8').trim()).digest();
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -71,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   return {
+    secretKey: secretKey(env.ANVIL_SECRET_KEY, dataDir),
     port,
     host,
     dataDir,

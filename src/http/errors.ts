@@ -53,12 +53,12 @@ export function fromKind(e: ErrorKind): HttpError {
 }
 
 /** Maps anything thrown while handling a request. Unknown errors become a bare 500. */
-export function toHttpError(err: unknown): HttpError | null {
+export function toHttpError(err: unknown, contentType = ''): HttpError | null {
   if (err instanceof DomainError) return fromKind(err.detail);
   const fe = err as FastifyError;
   switch (fe?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: { error: `The provided content-type '${(fe as any).contentType ?? contentTypeFromMessage(fe.message)}' is not supported.` } };
+      return { status: 415, body: { error: `The provided content-type '${contentType.split(';')[0].trim()}' is not supported.` } };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -73,9 +73,4 @@ export function toHttpError(err: unknown): HttpError | null {
     return { status: fe.statusCode, body: { message: `${fe.statusCode} ${fe.message}` } };
   }
   return null;
-}
-
-function contentTypeFromMessage(msg: string): string {
-  const m = /Unsupported Media Type: (.*)$/.exec(msg);
-  return m ? m[1] : '';
 }

@@ -29,6 +29,8 @@ export interface RouteContext<P> {
   /** The page asked for; meaningful on paginated routes. */
   page: PageRequest;
   request: FastifyRequest;
+  /** The `If-Unmodified-Since` header, when present and valid (conditional deletes). */
+  ifUnmodifiedSince: Date | null;
   reply: { status(code: number): void; header(name: string, value: string): void };
 }
 
@@ -72,6 +74,12 @@ export function sendJson(reply: FastifyReply, status: number, json: string): Fas
   return reply.code(status).header('content-type', 'application/json').send(json);
 }
 
+function httpDate(v: string | string[] | undefined): Date | null {
+  if (typeof v !== 'string') return null;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
 async function rawInput(req: FastifyRequest): Promise<Record<string, unknown>> {
   const body = req.isMultipart() ? await readMultipart(req) : (req.body as Record<string, unknown> | undefined);
   return { ...(req.query as object), ...(body && typeof body === 'object' ? body : {}), ...(req.params as object) };
@@ -108,6 +116,7 @@ export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<an
         actor,
         page,
         request: req,
+        ifUnmodifiedSince: httpDate(req.headers['if-unmodified-since']),
         reply: { status: (n) => (code = n), header: (k, v) => (extraHeaders[k] = v) },
       });
       reply.headers(extraHeaders);

@@ -13,6 +13,8 @@ import { bootstrapRoot } from '../../src/domain/users/bootstrap.js';
 import { createUserRecord, type NewUserInput } from '../../src/domain/users/service.js';
 import { createTokenForUsername } from '../../src/domain/tokens/cli.js';
 import pino from 'pino';
+import { allRoutes } from '../../src/api/index.js';
+import type { ApiRoute } from '../../src/http/route.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -71,7 +73,11 @@ async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<vo
 
 let userSeq = 0;
 
-export async function buildTestApp(dialect: TestDialect, env: Record<string, string> = {}): Promise<TestApp> {
+export async function buildTestApp(
+  dialect: TestDialect,
+  env: Record<string, string> = {},
+  opts: { extraRoutes?: ApiRoute<any>[] } = {},
+): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-test-'));
   const pgDb = dialect === 'postgres' ? await freshPostgresUrl() : null;
   const config: Config = loadConfig({
@@ -85,7 +91,7 @@ export async function buildTestApp(dialect: TestDialect, env: Record<string, str
   });
   const c = await createContainer(config, { log: pino({ level: 'silent' }) });
   await bootstrapRoot(c);
-  const app = await buildApp(c);
+  const app = await buildApp(c, opts.extraRoutes ? { routes: [...allRoutes, ...opts.extraRoutes] } : {});
   await app.ready();
 
   const request = async (method: string, url: string, opts: RequestOptions = {}): Promise<Res> => {

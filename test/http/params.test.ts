@@ -1,0 +1,138 @@
+// Parameters arrive by query, JSON, form and multipart alike; these tests drive a test-only echo route.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Type as T } from '@sinclair/typebox';
+import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { route } from '../../src/http/route.js';
+import { OneOf, CommaList } from '../../src/api/schemas.js';
+import { UploadedFile } from '../../src/http/content.js';
+import fs from 'node:fs';
+
+const echo = route({
+  method: 'POST',
+  path: '/test/echo/:id',
+  tag: 'test',
+  summary: 'echo',
+  params: T.Object({
+    id: T.Union([T.Integer(), T.String()]),
+    name: T.String(),
+    count: T.Optional(T.Integer()),
+    flag: T.Optional(T.Boolean()),
+    visibility: T.Optional(OneOf(['private', 'internal', 'public'])),
+    tags: T.Optional(T.Array(T.String())),
+    scopes: T.Optional(CommaList(T.String())),
+    attrs: T.Optional(T.Record(T.String(), T.String())),
+    variables: T.Optional(T.Array(T.Object({ key: T.String(), value: T.String() }))),
+    file: T.Optional(T.Any()),
+  }),
+  response: T.Any(),
+  status: 200,
+  handler: async ({ input }) => {
+    const out: Record<string, unknown> = { ...input };
+    if (input.file instanceof UploadedFile) {
+      out.file = { filename: input.file.filename, size: input.file.size, content: fs.readFileSync(input.file.path, 'utf8') };
+    }
+    return out;
+  },
+});
+
+function multipart(fields: [string, string][], files: { name: string; filename: string; content: string }[] = []) {
+  const boundary = '----anvil-test-boundary';
+  let body = '';
+  for (const [k, v] of fields) body += `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`;
+  for (const f of files) {
+    body += `--${boundary}\r\nContent-Disposition: form-data; name="${f.name}"; filename="${f.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n${f.content}\r\n`;
+  }
+  body += `--${boundary}--\r\n`;
+  return { payload: body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`parameters (${dialect})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp(dialect, {}, { extraRoutes: [echo] });
+    });
+    after(async () => t.close());
+
+    it('reads the query string, with name[]=v arrays, name[k]=v hashes and name[0][k]=v arrays of hashes', async () => {
+      const r = await t.request(
+        'POST',
+        '/api/v4/test/echo/7?name=a&count=3&flag=true&tags[]=x&tags[]=y&attrs[color]=red&variables[0][key]=K&variables[0][value]=V&variables[1][key]=L&variables[1][value]=W',
+      );
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, {
+        id: 7, name: 'a', count: 3, flag: true, tags: ['x', 'y'], attrs: { color: 'red' },
+        variables: [{ key: 'K', value: 'V' }, { key: 'L', value: 'W' }],
+      });
+    });
+
+    it('reads a JSON body and merges it with the query string', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/group%2Fproject?count=2', { body: { name: 'b', flag: false, tags: ['z'] } });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, { id: 'group/project', name: 'b', count: 2, flag: false, tags: ['z'] });
+    });
+
+    it('reads form-urlencoded bodies with brackets', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1', {
+        payload: 'name=c&tags%5B%5D=p&tags%5B%5D=q&variables%5B0%5D%5Bkey%5D=A&variables%5B0%5D%5Bvalue%5D=B',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, { id: 1, name: 'c', tags: ['p', 'q'], variables: [{ key: 'A', value: 'B' }] });
+    });
+
+    it('reads multipart fields and files; python-gitlab style True/False and empty file parts', async () => {
+      const m = multipart([['name', 'd'], ['flag', 'True'], ['tags[]', 'one']], [{ name: 'file', filename: 'a.txt', content: 'hello' }]);
+      const r = await t.request('POST', '/api/v4/test/echo/1', m);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, { id: 1, name: 'd', flag: true, tags: ['one'], file: { filename: 'a.txt', size: 5, content: 'hello' } });
+      const empty = multipart([['name', 'e'], ['flag', 'False']], [{ name: 'file', filename: '', content: '' }]);
+      const r2 = await t.request('POST', '/api/v4/test/echo/1', empty);
+      assert.deepEqual(r2.body, { id: 1, name: 'e', flag: false });
+    });
+
+    it('a DELETE-style empty JSON body `{}` and an empty JSON body are both fine', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1?name=x', { body: {} });
+      assert.equal(r.status, 200);
+      const r2 = await t.request('POST', '/api/v4/test/echo/1?name=x', { payload: '', headers: { 'content-type': 'application/json' } });
+      assert.equal(r2.status, 200);
+    });
+
+    it('comma-separated lists split; a single value becomes a one-item array', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1?name=x&scopes=api,read_user&tags=solo');
+      assert.deepEqual(r.body.scopes, ['api', 'read_user']);
+      assert.deepEqual(r.body.tags, ['solo']);
+    });
+
+    it('missing attribute → 400 "x" not given', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1');
+      assert.equal(r.status, 400);
+      assert.deepEqual(r.body, { message: '400 (Bad request) "name" not given' });
+    });
+
+    it('wrong types → 400 "x is invalid"; a value outside the set → "does not have a valid value"', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1?name=x&count=abc&flag=maybe');
+      assert.equal(r.status, 400);
+      assert.deepEqual(r.body, { error: 'count is invalid, flag is invalid' });
+      const v = await t.request('POST', '/api/v4/test/echo/1?name=x&visibility=secret');
+      assert.deepEqual(v.body, { error: 'visibility does not have a valid value' });
+    });
+
+    it('text/plain bodies are refused with 415', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1?name=x', { payload: 'hi', headers: { 'content-type': 'text/plain' } });
+      assert.equal(r.status, 415);
+      assert.deepEqual(r.body, { error: "The provided content-type 'text/plain' is not supported." });
+    });
+
+    it('malformed JSON is a 400, not a 500', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1?name=x', { payload: '{oops', headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 400);
+    });
+
+    it('auth comes before parameter validation (401 for a bad request without a token)', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1', { token: null });
+      assert.equal(r.status, 401);
+    });
+  });
+}
