@@ -6,12 +6,32 @@ import type { Container } from './container.js';
 import { cleanupUploads, parseQuery, registerBodyParsers } from './http/content.js';
 import { INTERNAL, UNKNOWN_ROUTE, toHttpError } from './http/errors.js';
 import { registerRoute, routeUrl, sendJson, type ApiRoute } from './http/route.js';
+import { registerHealth } from './http/health.js';
+import { registerMetrics } from './http/metrics.js';
+import { OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { allRoutes } from './api/index.js';
 
 const MAX_URL_LENGTH = 8192;
-const SECRET_QUERY = /([?&](?:private_token|access_token|job_token)=)[^&]*/gi;
+// Query keys whose values are secrets (private_token, access_token, job_token, password, …), matched after
+// decoding, since the query parser also accepts `private%5Ftoken=…` or `private_token[]=…`.
+const SECRET_QUERY_KEY = /token|password|secret/i;
 
-export const redactUrl = (url: string): string => url.replace(SECRET_QUERY, '$1[REDACTED]');
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const pairs = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq < 0) return pair;
+    let key = pair.slice(0, eq);
+    try {
+      key = decodeURIComponent(key.replace(/\+/g, ' '));
+    } catch {
+      // undecodable: test the raw key
+    }
+    return SECRET_QUERY_KEY.test(key) ? `${pair.slice(0, eq)}=[REDACTED]` : pair;
+  });
+  return `${url.slice(0, q)}?${pairs.join('&')}`;
+}
 
 export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -48,7 +68,8 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   app.addHook('onResponse', async (req, reply) => {
     cleanupUploads(req);
     req.log.info(
-      { reqId: req.id, method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      // reqId comes from the request logger's bindings (once per line)
+      { method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
       'request',
     );
   });
@@ -56,7 +77,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   app.setErrorHandler((err, req, reply) => {
     const mapped = toHttpError(err, String(req.headers['content-type'] ?? ''));
     if (!mapped) {
-      req.log.error({ err, reqId: req.id }, 'unhandled error');
+      req.log.error({ err }, 'unhandled error');
       return sendJson(reply, INTERNAL.status, JSON.stringify(INTERNAL.body));
     }
     if (typeof mapped.body === 'string') {
@@ -65,13 +86,18 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
     return sendJson(reply, mapped.status, JSON.stringify(mapped.body));
   });
 
+  registerMetrics(app);
+  registerHealth(app, c);
+
   const routes = opts.routes ?? allRoutes;
+  registerOpenApi(app, routes, c.config.externalUrl);
   // A second router that only answers "does this path exist for another method?" (405 vs 404).
   const known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
   for (const r of routes) {
     registerRoute(app, c, r);
     known.on(r.method, routeUrl(r), () => {});
   }
+  known.on('GET', OPENAPI_PATH, () => {});
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];

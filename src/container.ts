@@ -1,17 +1,24 @@
 // Wires the parts one app needs. No global singletons: a test builds its own container.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { dialectOf, openDatabase, type Dialect } from './db/dialect.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import type { DB } from './db/schema.js';
+import { Queue } from './queue/queue.js';
+import type { BlobStorage } from './storage/blob.js';
+import { LocalBlobStorage } from './storage/local.js';
 
 export interface Container {
   config: Config;
   db: Kysely<DB>;
   dialect: Dialect;
   log: Logger;
+  /** Durable background work; workers run only after queue.start() (main.ts `serve`). */
+  queue: Queue;
+  storage: BlobStorage;
 }
 
 /** Tokens and passwords never reach a log line. */
@@ -25,17 +32,28 @@ export const LOG_REDACT = [
   'req.query.job_token',
 ];
 
-export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[REDACTED]' } });
+/** `dest` defaults to stdout; tests pass a stream to read the lines. */
+export function createLogger(config: Config, dest?: pino.DestinationStream): Logger {
+  const opts = { level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[REDACTED]' } };
+  return dest ? pino(opts, dest) : pino(opts);
 }
 
 export async function createContainer(config: Config, opts: { log?: Logger } = {}): Promise<Container> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const db = openDatabase(config);
   await migrateToLatest(db);
-  return { config, db, dialect: dialectOf(db), log: opts.log ?? createLogger(config) };
+  const log = opts.log ?? createLogger(config);
+  return {
+    config,
+    db,
+    dialect: dialectOf(db),
+    log,
+    queue: new Queue(db, log, { workers: config.queueWorkers }),
+    storage: new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
+  };
 }
 
 export async function closeContainer(c: Container): Promise<void> {
+  await c.queue.stop(); // workers finish (bounded) before their database goes away
   await c.db.destroy();
 }

@@ -8,6 +8,9 @@ import { bootstrapRoot } from './domain/users/bootstrap.js';
 import { createTokenForUsername } from './domain/tokens/cli.js';
 import { ANVIL_REVISION } from './version.js';
 
+/** How long in-flight requests may take to finish after SIGTERM (orchestrators kill at ~30 s). */
+const SHUTDOWN_GRACE_MS = 25_000;
+
 function config(): Config {
   try {
     return loadConfig();
@@ -27,6 +30,7 @@ async function serve(): Promise<void> {
   const boot = await bootstrapRoot(c);
   const app = await buildApp(c);
   await app.listen({ port: cfg.port, host: cfg.host });
+  c.queue.start();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
 
   const lines = [`Anvil ${ANVIL_REVISION} listening on ${cfg.externalUrl} (${c.dialect}, ready in ${ms.toFixed(0)} ms)`];
@@ -43,7 +47,14 @@ async function serve(): Promise<void> {
     if (stopping) return;
     stopping = true;
     c.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    await app.close(); // stops accepting, waits for in-flight requests
+    // stop accepting and finish in-flight requests; let running jobs finish (bounded)
+    const closed = app.close();
+    // close() drops only the connections idle at that moment; a keep-alive connection whose request
+    // finishes later would hold the exit until the client lets go, so drop each one as it goes idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    // A request that never ends (a stuck client) must not keep the process from exiting.
+    const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    await Promise.all([closed.finally(() => (clearInterval(sweep), clearTimeout(deadline))), c.queue.stop()]);
     await closeContainer(c);
     process.exit(0);
   };

@@ -26,7 +26,33 @@ export function openDatabase(opts: { databaseUrl: string | null; dataDir: string
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: db }) });
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(db) }) });
+}
+
+/**
+ * Kysely prepares every query anew; on SQLite preparing costs as much as running a small
+ * query. Statements are reused per SQL text (bounded, oldest dropped first).
+ */
+function withStatementCache(db: SQLite.Database, max = 500): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = db.prepare.bind(db);
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') {
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      }
+      return (source: string) => {
+        let stmt = cache.get(source);
+        if (!stmt) {
+          stmt = prepare(source);
+          if (cache.size >= max) cache.delete(cache.keys().next().value!);
+          cache.set(source, stmt);
+        }
+        return stmt;
+      };
+    },
+  });
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {

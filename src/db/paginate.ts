@@ -33,3 +33,44 @@ export async function runPage<DB, TB extends keyof DB, O extends { id: number }>
   const n = Number(counted.n);
   return { items: rows.slice(0, page.perPage), total: n > COUNT_CAP ? null : n, hasNext: rows.length > page.perPage };
 }
+
+/**
+ * Keyset pages for a list ordered ascending by a non-unique column then id (groups by name).
+ * The position is an opaque `cursor` (base64url JSON of the last row's value and id), the way
+ * the reference's keyset links carry `cursor=` for such orders. `query` must already be ordered
+ * by `column` asc, then `idColumn` asc. An unreadable cursor starts from the beginning.
+ */
+export async function runCursorPage<DB, TB extends keyof DB, O extends { id: number }>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: Extract<PageRequest, { kind: 'keyset' }>,
+  column: string,
+  valueOf: (row: O) => string,
+  idColumn = 'id',
+): Promise<PageResult<O>> {
+  let q = query as SelectQueryBuilder<any, any, O>;
+  const at = decodeCursor(page.cursor);
+  if (at) {
+    q = q.where((eb: any) =>
+      eb.or([eb(sql.ref(column), '>', at.v), eb.and([eb(sql.ref(column), '=', at.v), eb(sql.ref(idColumn), '>', at.id)])]),
+    );
+  }
+  const rows = await q.limit(page.perPage + 1).execute();
+  const items = rows.slice(0, page.perPage);
+  const hasNext = rows.length > page.perPage;
+  const last = items[items.length - 1];
+  return { items, total: null, hasNext, ...(hasNext && last ? { nextCursor: encodeCursor(valueOf(last), last.id) } : {}) };
+}
+
+function encodeCursor(v: string, id: number): string {
+  return Buffer.from(JSON.stringify({ v, id })).toString('base64url');
+}
+
+function decodeCursor(cursor: string | null): { v: string; id: number } | null {
+  if (!cursor) return null;
+  try {
+    const o = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return typeof o?.v === 'string' && Number.isInteger(o?.id) ? { v: o.v, id: o.id } : null;
+  } catch {
+    return null;
+  }
+}

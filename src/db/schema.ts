@@ -73,6 +73,8 @@ export interface NamespacesTable {
   default_branch_protection: number | null;
   created_at: string;
   updated_at: string;
+  runners_token: string | null; // groups (002)
+  prevent_sharing_groups_outside_hierarchy: Default<Bool>; // 002
 }
 
 export interface MembersTable {
@@ -134,6 +136,82 @@ export interface BackgroundJobsTable {
   updated_at: string;
 }
 
+export interface ApplicationSettingsTable {
+  id: number; // always 1
+  data: string; // JSON object of the settings set so far; secrets encrypted
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  name: string;
+  path: string;
+  full_path: string;
+  full_path_lower: string;
+  namespace_id: number;
+  creator_id: number | null;
+  description: string | null;
+  visibility_level: Default<number>; // 0 private, 10 internal, 20 public
+  default_branch: string | null;
+  initialize_with_readme: Default<Bool>;
+  issues_access_level: Default<string>; // enabled | private | disabled
+  merge_requests_access_level: Default<string>;
+  builds_access_level: Default<string>;
+  wiki_access_level: Default<string>;
+  snippets_access_level: Default<string>;
+  container_registry_access_level: Default<string>;
+  security_and_compliance_access_level: Default<string>;
+  resolve_outdated_diff_discussions: Default<Bool>;
+  shared_runners_enabled: Default<Bool>;
+  ci_default_git_depth: Default<number>;
+  ci_forward_deployment_enabled: Default<Bool>;
+  ci_separated_caches: Default<Bool>;
+  ci_config_path: string | null;
+  public_jobs: Default<Bool>;
+  only_allow_merge_if_pipeline_succeeds: Default<Bool>;
+  allow_merge_on_skipped_pipeline: Default<Bool>;
+  restrict_user_defined_variables: Default<Bool>;
+  only_allow_merge_if_all_discussions_are_resolved: Default<Bool>;
+  remove_source_branch_after_merge: Default<Bool>;
+  request_access_enabled: Default<Bool>;
+  merge_method: Default<string>; // merge | rebase_merge | ff
+  squash_option: Default<string>; // never | always | default_on | default_off
+  autoclose_referenced_issues: Default<Bool>;
+  suggestion_commit_message: string | null;
+  merge_commit_template: string | null;
+  squash_commit_template: string | null;
+  runners_token: string | null;
+  archived: Default<Bool>;
+  star_count: Default<number>;
+  forks_count: Default<number>;
+  forked_from_id: number | null;
+  avatar_path: string | null;
+  marked_for_deletion_on: string | null; // YYYY-MM-DD
+  import_type: string | null;
+  import_url: string | null;
+  import_status: Default<string>; // none | scheduled | started | finished | failed
+  import_error: string | null;
+  last_activity_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectTopicsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  name_lower: string;
+}
+
+export interface ProjectRedirectsTable {
+  id: Generated<number>;
+  old_full_path_lower: string;
+  project_id: number;
+  created_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   namespaces: NamespacesTable;
@@ -142,4 +220,8 @@ export interface DB {
   oauth_access_tokens: OauthAccessTokensTable;
   sessions: SessionsTable;
   background_jobs: BackgroundJobsTable;
+  application_settings: ApplicationSettingsTable;
+  projects: ProjectsTable;
+  project_topics: ProjectTopicsTable;
+  project_redirects: ProjectRedirectsTable;
 }

@@ -13,6 +13,7 @@ export const PAGE_PARAMS = {
   pagination: T.Optional(T.String()),
   id_after: T.Optional(T.Integer()),
   id_before: T.Optional(T.Integer()),
+  cursor: T.Optional(T.String()),
 };
 
 export interface PageInput {
@@ -23,6 +24,7 @@ export interface PageInput {
   sort?: string;
   id_after?: number;
   id_before?: number;
+  cursor?: string;
 }
 
 export type KeysetSupport = (input: PageInput) => boolean;
@@ -39,6 +41,7 @@ export function pageRequest(input: PageInput, keyset: KeysetSupport | null): Pag
       sort: input.sort === 'asc' ? 'asc' : 'desc',
       idAfter: input.id_after ?? null,
       idBefore: input.id_before ?? null,
+      cursor: input.cursor ?? null,
     };
   }
   return { kind: 'offset', page: Math.max(input.page ?? 1, 1), perPage };
@@ -65,6 +68,9 @@ export function pageHeaders(
 ): Record<string, string> {
   const pp = String(req.perPage);
   if (req.kind === 'keyset') {
+    if (result.nextCursor) {
+      return { link: `<${linkTo(base, query, { cursor: result.nextCursor, per_page: pp }, ['id_after', 'id_before', 'page'])}>; rel="next"` };
+    }
     const last = result.items[result.items.length - 1] as { id?: number } | undefined;
     if (!result.hasNext || !last || typeof last.id !== 'number') return {};
     const cursor: Record<string, string> = req.sort === 'asc' ? { id_after: String(last.id) } : { id_before: String(last.id) };

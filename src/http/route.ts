@@ -5,9 +5,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type as T, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
 import type { Container } from '../container.js';
-import type { Actor } from '../domain/auth/actor.js';
+import { isAdmin, type Actor } from '../domain/auth/actor.js';
 import { authenticate, requireScope, sudo } from '../domain/auth/service.js';
-import { unauthorized } from '../domain/errors.js';
+import { forbidden, unauthorized } from '../domain/errors.js';
 import type { PageRequest, PageResult } from '../domain/shared/page.js';
 import { credentialOf, sudoIdentifierOf } from './auth.js';
 import { readMultipart } from './content.js';
@@ -44,6 +44,13 @@ export interface ApiRoute<P extends TObject = TObject> {
   tag: string;
   /** `optional` lets anonymous callers in (public data); default `required`. */
   auth?: 'required' | 'optional';
+  /**
+   * Administrators only: checked right after authentication and before parameters, as the
+   * reference's `authenticated_as_admin!` before-filter does (403 comes before a 400).
+   */
+  admin?: boolean;
+  /** The handler reads the credential itself (OAuth endpoints answer in Doorkeeper's words); implies no sudo. */
+  ownCredentials?: boolean;
   /** Token scopes that satisfy this route; default READ_SCOPES for GET, WRITE_SCOPES otherwise. */
   scopes?: readonly string[];
   params?: P;
@@ -98,12 +105,13 @@ export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<an
     handler: async (req, reply) => {
       const raw = await rawInput(req);
 
-      const cred = credentialOf(req, raw);
+      const cred = r.ownCredentials ? null : credentialOf(req, raw);
       let actor = cred ? await authenticate(c, cred) : null;
-      const sudoId = sudoIdentifierOf(req, raw);
+      const sudoId = r.ownCredentials ? null : sudoIdentifierOf(req, raw);
       if (sudoId !== null) actor = await sudo(c, actor, sudoId);
       if (!actor && r.auth !== 'optional') throw unauthorized();
       if (actor) requireScope(actor, scopes);
+      if (r.admin && !isAdmin(actor)) throw forbidden();
 
       const input = parseParams<Record<string, unknown>>(schema, raw);
       const page = pageRequest(input as PageInput, r.paginated ? (r.keyset ?? null) : null);

@@ -51,7 +51,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.ANVIL_TEST_DATABASE_URL!;
   const name = `anvil_t_${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
@@ -76,7 +76,7 @@ let userSeq = 0;
 export async function buildTestApp(
   dialect: TestDialect,
   env: Record<string, string> = {},
-  opts: { extraRoutes?: ApiRoute<any>[] } = {},
+  opts: { extraRoutes?: ApiRoute<any>[]; log?: pino.Logger } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-test-'));
   const pgDb = dialect === 'postgres' ? await freshPostgresUrl() : null;
@@ -89,7 +89,7 @@ export async function buildTestApp(
     ...(pgDb ? { ANVIL_DATABASE_URL: pgDb.url } : {}),
     ...env,
   });
-  const c = await createContainer(config, { log: pino({ level: 'silent' }) });
+  const c = await createContainer(config, { log: opts.log ?? pino({ level: 'silent' }) });
   await bootstrapRoot(c);
   const app = await buildApp(c, opts.extraRoutes ? { routes: [...allRoutes, ...opts.extraRoutes] } : {});
   await app.ready();

@@ -1,9 +1,17 @@
 // Every migration, in order. Add a file and a line here; never edit one that has shipped.
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as m001 from './001_platform.js';
+import * as m002 from './002_groups.js';
+import * as m004 from './004_queue.js';
+import * as m006 from './006_projects.js';
+import * as m005 from './005_settings.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
+  '002_groups': m002,
+  '004_queue': m004,
+  '006_projects': m006,
+  '005_settings': m005,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

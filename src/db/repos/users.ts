@@ -1,4 +1,7 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import { ilike, likeEscape } from '../dialect.js';
+import { runPage } from '../paginate.js';
 import type { DB, NamespacesTable, UsersTable } from '../schema.js';
 import { insertNamespace } from './namespaces.js';
 
@@ -54,4 +57,118 @@ export async function insertUserWithNamespace(
     });
     return tx.updateTable('users').set({ namespace_id: namespace.id }).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
   });
+}
+
+export type UserOrderBy = 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
+
+export interface UserFilters {
+  /** Exact, case-insensitive. */
+  username?: string;
+  /** Words of 3+ characters must all occur in the name or in the username; shorter queries match them whole. */
+  searchWords?: string[];
+  /** The whole query, lowercased: matched against `emailColumn` exactly and ranked against name/username. */
+  searchWhole?: string;
+  /** Which email a search may match exactly: the primary one (admins) or the public one (everyone else). */
+  searchEmail?: 'email' | 'public_email';
+  active?: boolean;
+  blocked?: boolean;
+  external?: boolean;
+  nonExternal?: boolean;
+  admins?: boolean;
+  withoutProjectBots?: boolean;
+  createdAfter?: string;
+  createdBefore?: string;
+  /** Matches nothing (e.g. an identity lookup on an instance without identities). */
+  none?: boolean;
+  /** Explicit order; without it a search ranks exact matches first, anything else is newest first. */
+  orderBy?: UserOrderBy;
+  sort?: 'asc' | 'desc';
+}
+
+/** One page of users matching `f`. */
+export function pageUsers(db: Kysely<DB>, f: UserFilters, page: PageRequest): Promise<PageResult<UserRow>> {
+  let q = db.selectFrom('users').selectAll();
+  if (f.none) q = q.where(sql<boolean>`1 = 0`);
+  if (f.username !== undefined) q = q.where('username_lower', '=', f.username.toLowerCase());
+  if (f.searchWhole !== undefined) {
+    const whole = f.searchWhole;
+    const words = f.searchWords ?? [];
+    const emailColumn = f.searchEmail ?? 'public_email';
+    q = q.where((eb) => {
+      const inColumn = (col: 'name' | 'username') =>
+        words.length > 0
+          ? eb.and(words.map((w) => ilike(db, col, `%${likeEscape(w)}%`)))
+          : ilike(db, col, likeEscape(whole));
+      return eb.or([inColumn('name'), inColumn('username'), eb(eb.fn('lower', [emailColumn]), '=', whole)]);
+    });
+  }
+  if (f.active) q = q.where('state', '=', 'active');
+  if (f.blocked) q = q.where('state', 'in', ['blocked', 'ldap_blocked']);
+  if (f.external) q = q.where('external', '=', 1);
+  if (f.nonExternal) q = q.where('external', '=', 0);
+  if (f.admins) q = q.where('admin', '=', 1);
+  if (f.withoutProjectBots) q = q.where((eb) => eb.or([eb('bot_kind', 'is', null), eb('bot_kind', '!=', 'project_bot')]));
+  if (f.createdAfter !== undefined) q = q.where('created_at', '>=', f.createdAfter);
+  if (f.createdBefore !== undefined) q = q.where('created_at', '<=', f.createdBefore);
+
+  if (f.orderBy) {
+    const dir = f.sort ?? 'desc';
+    q = q.orderBy(f.orderBy, dir);
+    if (f.orderBy !== 'id') q = q.orderBy('id', dir);
+  } else if (f.searchWhole !== undefined) {
+    const w = f.searchWhole;
+    q = q
+      .orderBy(sql`CASE WHEN ${sql.ref('name')} = ${w} THEN 0 WHEN ${sql.ref('username')} = ${w} THEN 1 WHEN ${sql.ref('public_email')} = ${w} THEN 2 ELSE 3 END`)
+      .orderBy('name', 'asc')
+      .orderBy('id', 'asc');
+  } else {
+    q = q.orderBy('id', 'desc');
+  }
+  return runPage(db, q, page);
+}
+
+/** The user's highest access level over all memberships (0 without any). */
+export async function highestAccessLevel(db: Kysely<DB>, userId: number): Promise<number> {
+  const r = await db
+    .selectFrom('members')
+    .select((eb) => eb.fn.max('access_level').as('level'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(r?.level ?? 0);
+}
+
+/** Changes a user and keeps its personal namespace's path and name in step, in one transaction. */
+export async function updateUserWithNamespace(db: Kysely<DB>, id: number, patch: Updateable<UsersTable>): Promise<UserRow | undefined> {
+  return db.transaction().execute(async (tx) => {
+    const user = await tx.updateTable('users').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
+    if (!user || (patch.username === undefined && patch.name === undefined)) return user;
+    await tx
+      .updateTable('namespaces')
+      .set({ name: user.name, path: user.username, full_path: user.username, full_path_lower: user.username_lower, updated_at: user.updated_at })
+      .where('kind', '=', 'user')
+      .where('owner_id', '=', id)
+      .execute();
+    return user;
+  });
+}
+
+/** Deletes a user; its personal namespace, memberships and tokens go with it (foreign keys cascade). */
+export async function deleteUser(db: Kysely<DB>, id: number): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom('namespaces').where('kind', '=', 'user').where('owner_id', '=', id).execute();
+    await tx.deleteFrom('users').where('id', '=', id).execute();
+  });
+}
+
+/**
+ * Inserts `count` plain users named `<prefix><n>` in one statement (tests and benchmarks that
+ * need many rows; these users get no personal namespace).
+ */
+export async function seedUsers(db: Kysely<DB>, count: number, prefix: string, at: string): Promise<void> {
+  await sql`
+    WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ${count})
+    INSERT INTO users (username, username_lower, name, email, email_lower, created_at, updated_at)
+    SELECT p || CAST(n AS text), lower(p) || CAST(n AS text), p || CAST(n AS text),
+           p || CAST(n AS text) || '@example.com', lower(p) || CAST(n AS text) || '@example.com', ${at}, ${at}
+    FROM seq, (SELECT CAST(${prefix} AS text) AS p) AS given`.execute(db);
 }

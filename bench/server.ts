@@ -1,0 +1,143 @@
+// Starts the real Anvil server as a child process (the way `anvil serve` runs), for the
+// benchmark and for the tests that need a real process (shutdown, start-up time).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A port that was free a moment ago (the server's log line needs a real port, so no port 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  proc: ChildProcess;
+  port: number;
+  url: string;
+  dataDir: string;
+  /** Everything the process wrote to stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+  /** SIGTERM, wait for the exit, remove the data dir. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Resolve once the process prints its "listening" line (default) or not wait at all. */
+  waitForListening?: boolean;
+  /** `tsx` runs src/ directly (default); `dist` runs the build, as `npm start` does. */
+  entry?: 'tsx' | 'dist';
+  /** Stop keeping stdout once listening (a benchmark's request log lines would pile up). */
+  dropOutputAfterStart?: boolean;
+}
+
+const DIST_MAIN = path.join(ROOT, 'dist/src/main.js');
+
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** True when dist/ was built after the last change in src/. */
+export const distIsFresh = (): boolean => fs.existsSync(DIST_MAIN) && newest(path.join(ROOT, 'src')) <= fs.statSync(DIST_MAIN).mtimeMs;
+
+/** Spawns `anvil serve` (through tsx, or the build) with a fresh data dir on a free port. */
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-proc-'));
+  // The child gets no ANVIL_* from our environment except what we pass: a test must not hit a shared database.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
+  const args = opts.entry === 'dist' ? [DIST_MAIN, 'serve'] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve'];
+  const proc = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      ...env,
+      ANVIL_HOST: '127.0.0.1',
+      ANVIL_PORT: String(port),
+      ANVIL_DATA_DIR: dataDir,
+      ANVIL_LOG_LEVEL: 'warn',
+      ANVIL_QUEUE_WORKERS: '0',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const keep = (d: Buffer) => (out += d);
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+
+  const server: RunningServer = {
+    proc,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  if (opts.waitForListening !== false) {
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (out.includes(' listening on ')) {
+          proc.stdout!.off('data', check);
+          if (opts.dropOutputAfterStart) proc.stdout!.off('data', keep).resume();
+          resolve();
+        }
+      };
+      proc.stdout!.on('data', check);
+      void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${out}\n${err}`)));
+      check();
+    });
+  }
+  return server;
+}
+
+/** Polls `GET /-/health` until it answers 200; returns the milliseconds since `since` (hrtime ns). */
+export async function waitForHealth(url: string, since: bigint, timeoutMs = 20_000): Promise<number> {
+  for (;;) {
+    try {
+      const r = await fetch(`${url}/-/health`);
+      if (r.status === 200) return Number(process.hrtime.bigint() - since) / 1e6;
+    } catch {
+      // not listening yet
+    }
+    if (Number(process.hrtime.bigint() - since) / 1e6 > timeoutMs) throw new Error('no 200 from /-/health in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Resident memory of a process in bytes (Linux /proc), or null elsewhere. */
+export function rssOf(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,69 @@
+import type { Static } from '@sinclair/typebox';
+import type { Container } from '../../container.js';
+import type { NamespaceRow } from '../../db/repos/namespaces.js';
+import type { GroupTokenRow } from '../../domain/groups/access_tokens.js';
+import type { GroupDetailView, GroupView } from '../../domain/groups/service.js';
+import { visibilityName } from '../../domain/members/policy.js';
+import { today } from '../../domain/shared/time.js';
+import type { Group, GroupAccessToken, GroupDetail } from './schemas.js';
+
+const bool = (n: number) => n === 1;
+const boolOrNull = (n: number | null) => (n === null ? null : n === 1);
+
+export const groupWebUrl = (c: Container, g: NamespaceRow) => `${c.config.externalUrl}/groups/${g.full_path}`;
+export const groupAvatarUrl = (c: Container, g: NamespaceRow) =>
+  g.avatar_path ? `${c.config.externalUrl}/uploads/-/system/group/avatar/${g.id}/${g.avatar_path}` : null;
+
+export function presentGroup(c: Container, { row: g, fullName }: GroupView): Static<typeof Group> {
+  return {
+    id: g.id,
+    web_url: groupWebUrl(c, g),
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    visibility: visibilityName(g.visibility_level),
+    share_with_group_lock: bool(g.share_with_group_lock),
+    require_two_factor_authentication: bool(g.require_two_factor_authentication),
+    two_factor_grace_period: g.two_factor_grace_period,
+    project_creation_level: g.project_creation_level,
+    auto_devops_enabled: boolOrNull(g.auto_devops_enabled),
+    subgroup_creation_level: g.subgroup_creation_level,
+    emails_disabled: bool(g.emails_disabled),
+    mentions_disabled: bool(g.mentions_disabled),
+    lfs_enabled: bool(g.lfs_enabled),
+    // unset means the instance default (full protection)
+    default_branch_protection: g.default_branch_protection ?? 2,
+    avatar_url: groupAvatarUrl(c, g),
+    request_access_enabled: bool(g.request_access_enabled),
+    full_name: fullName,
+    full_path: g.full_path,
+    created_at: g.created_at,
+    parent_id: g.parent_id,
+  };
+}
+
+export function presentGroupDetail(c: Container, v: GroupDetailView): Static<typeof GroupDetail> {
+  return {
+    ...presentGroup(c, v),
+    shared_with_groups: [],
+    ...(v.runnersToken !== null ? { runners_token: v.runnersToken } : {}),
+    ...(v.row.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: bool(v.row.prevent_sharing_groups_outside_hierarchy) } : {}),
+    // projects arrive with the projects area; until then a group has none
+    ...(v.withProjects ? { projects: [], shared_projects: [] } : {}),
+  };
+}
+
+export function presentGroupToken(t: GroupTokenRow): Static<typeof GroupAccessToken> {
+  return {
+    id: t.id,
+    name: t.name,
+    revoked: t.revoked === 1,
+    created_at: t.created_at,
+    scopes: JSON.parse(t.scopes),
+    user_id: t.user_id,
+    last_used_at: t.last_used_at,
+    active: t.revoked === 0 && (t.expires_at === null || t.expires_at > today()),
+    expires_at: t.expires_at,
+    access_level: t.access_level,
+  };
+}

@@ -1,0 +1,159 @@
+import { Type as T } from '@sinclair/typebox';
+import { route } from '../../http/route.js';
+import { createGroupToken, getGroupToken, listGroupTokens, revokeGroupToken } from '../../domain/groups/access_tokens.js';
+import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type ListGroupsInput } from '../../domain/groups/service.js';
+import { mapPage } from '../../domain/shared/page.js';
+import { presentGroup, presentGroupDetail, presentGroupToken } from './present.js';
+import {
+  CreateGroupParams,
+  CreateGroupTokenParams,
+  Group,
+  GroupAccessToken,
+  GroupAccessTokenWithToken,
+  GroupDetail,
+  GroupIdParam,
+  ListGroupsParams,
+  UpdateGroupParams,
+} from './schemas.js';
+import type { PageInput } from '../../http/pagination.js';
+
+const tag = 'groups';
+
+/** Keyset pages exist for groups ordered by name ascending (the spec's one supported order). */
+const keysetByName = (i: PageInput) => (i.order_by ?? 'name') === 'name' && (i.sort ?? 'asc') === 'asc';
+
+const listInput = (i: Record<string, any>): ListGroupsInput => ({
+  ...i,
+  order_by: i.order_by === 'similarity' ? 'name' : i.order_by,
+  sort: i.sort,
+});
+
+export const groupRoutes = [
+  route({
+    method: 'GET',
+    path: '/groups',
+    tag,
+    summary: 'List groups',
+    auth: 'optional',
+    params: T.Object(ListGroupsParams),
+    paginated: true,
+    keyset: keysetByName,
+    response: Group,
+    handler: async ({ c, actor, input, page }) => mapPage(await listGroups(c, actor, listInput(input), page), (g) => presentGroup(c, g)),
+  }),
+  route({
+    method: 'POST',
+    path: '/groups',
+    tag,
+    summary: 'Create a group (or a subgroup with parent_id)',
+    params: T.Object(CreateGroupParams),
+    response: GroupDetail,
+    handler: async ({ c, actor, input }) => presentGroupDetail(c, await createGroup(c, actor!, input)),
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id',
+    tag,
+    summary: 'A group, with its projects unless with_projects=false',
+    auth: 'optional',
+    params: T.Object({ ...GroupIdParam, with_projects: T.Optional(T.Boolean({ default: true })), with_custom_attributes: T.Optional(T.Boolean()) }),
+    response: GroupDetail,
+    handler: async ({ c, actor, input }) => presentGroupDetail(c, await getGroup(c, actor, input.id, input.with_projects ?? true)),
+  }),
+  route({
+    method: 'PUT',
+    path: '/groups/:id',
+    tag,
+    summary: 'Update a group (owners)',
+    params: T.Object(UpdateGroupParams),
+    response: GroupDetail,
+    handler: async ({ c, actor, input }) => {
+      const { id, ...changes } = input;
+      return presentGroupDetail(c, await updateGroup(c, actor!, id, changes));
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/groups/:id',
+    tag,
+    summary: 'Delete a group and everything below it (owners)',
+    params: T.Object(GroupIdParam),
+    status: 202,
+    response: T.Object({ message: T.String() }),
+    handler: async ({ c, actor, input }) => {
+      await deleteGroup(c, actor!, input.id);
+      return { message: '202 Accepted' };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id/subgroups',
+    tag,
+    summary: "A group's direct subgroups",
+    auth: 'optional',
+    params: T.Object({ ...GroupIdParam, ...ListGroupsParams }),
+    paginated: true,
+    response: Group,
+    handler: async ({ c, actor, input, page }) =>
+      mapPage(await listGroups(c, actor, listInput(input), page, { parent: input.id }), (g) => presentGroup(c, g)),
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id/descendant_groups',
+    tag,
+    summary: 'Every group below a group',
+    auth: 'optional',
+    params: T.Object({ ...GroupIdParam, ...ListGroupsParams }),
+    paginated: true,
+    response: Group,
+    handler: async ({ c, actor, input, page }) =>
+      mapPage(await listGroups(c, actor, listInput(input), page, { parent: input.id, descendants: true }), (g) => presentGroup(c, g)),
+  }),
+
+  // ---- group access tokens ----
+  route({
+    method: 'GET',
+    path: '/groups/:id/access_tokens',
+    tag,
+    summary: "A group's access tokens (owners)",
+    params: T.Object(GroupIdParam),
+    paginated: true,
+    response: GroupAccessToken,
+    handler: async ({ c, actor, input, page }) => mapPage(await listGroupTokens(c, actor!, input.id, page), presentGroupToken),
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id/access_tokens/:token_id',
+    tag,
+    summary: 'One group access token (owners)',
+    params: T.Object({ ...GroupIdParam, token_id: T.Integer() }),
+    response: GroupAccessToken,
+    handler: async ({ c, actor, input }) => presentGroupToken(await getGroupToken(c, actor!, input.id, input.token_id)),
+  }),
+  route({
+    method: 'POST',
+    path: '/groups/:id/access_tokens',
+    tag,
+    summary: 'Create a group access token (and its bot user)',
+    params: T.Object(CreateGroupTokenParams),
+    response: GroupAccessTokenWithToken,
+    handler: async ({ c, actor, input }) => {
+      const { row, token } = await createGroupToken(c, actor!, input.id, {
+        name: input.name,
+        scopes: input.scopes,
+        expires_at: input.expires_at,
+        access_level: input.access_level ?? 40,
+      });
+      return { ...presentGroupToken(row), token };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/groups/:id/access_tokens/:token_id',
+    tag,
+    summary: 'Revoke a group access token (its bot user is removed)',
+    params: T.Object({ ...GroupIdParam, token_id: T.Integer() }),
+    status: 204,
+    handler: async ({ c, actor, input }) => revokeGroupToken(c, actor!, input.id, input.token_id),
+  }),
+];

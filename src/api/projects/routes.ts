@@ -1,0 +1,157 @@
+import { Type as T } from '@sinclair/typebox';
+import { invalidParams } from '../../domain/errors.js';
+import {
+  createProject,
+  deleteProject,
+  getProject,
+  listGroupProjects,
+  listProjects,
+  listUserProjects,
+  transferProject,
+  updateProject,
+  type ListProjectsInput,
+} from '../../domain/projects/service.js';
+import { mapPage } from '../../domain/shared/page.js';
+import { route } from '../../http/route.js';
+import type { PageInput } from '../../http/pagination.js';
+import { IdOrPath } from '../schemas.js';
+import { presentProject } from './present.js';
+import { CreateProjectParams, LIST_PARAMS, ProjectAny, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
+
+const TAG = 'projects';
+
+/** Keyset pages exist for projects ordered by id only, as in the reference. */
+const keysetById = (input: PageInput) => input.order_by === 'id';
+
+const atLeastOne = (names: string[], input: object) => {
+  if (!names.some((n) => (input as Record<string, unknown>)[n] !== undefined)) {
+    throw invalidParams(`${names.join(', ')} are missing, at least one parameter must be provided`);
+  }
+};
+
+export const projectRoutes = [
+  route({
+    method: 'GET',
+    path: '/projects',
+    tag: TAG,
+    summary: 'Projects visible to the caller',
+    auth: 'optional',
+    params: T.Object(LIST_PARAMS),
+    response: ProjectAny,
+    paginated: true,
+    keyset: keysetById,
+    handler: async ({ c, actor, input, page }) =>
+      mapPage(await listProjects(c, actor, input as ListProjectsInput, page), (v) => presentProject(c, v)),
+  }),
+  route({
+    method: 'POST',
+    path: '/projects',
+    tag: TAG,
+    summary: 'Create a project',
+    params: CreateProjectParams,
+    response: ProjectFull,
+    handler: async ({ c, actor, input }) => {
+      atLeastOne(['name', 'path'], input);
+      return presentProject(c, await createProject(c, actor!, input));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/user/:user_id',
+    tag: TAG,
+    summary: 'Create a project for a user (admin)',
+    params: T.Object({ ...CreateProjectParams.properties, user_id: T.Integer(), name: T.String() }),
+    response: ProjectFull,
+    handler: async ({ c, actor, input }) => {
+      const { user_id, ...rest } = input;
+      return presentProject(c, await createProject(c, actor!, rest, user_id));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id',
+    tag: TAG,
+    summary: 'One project',
+    auth: 'optional',
+    params: T.Object({
+      id: IdOrPath,
+      statistics: T.Optional(T.Boolean({ default: false })),
+      license: T.Optional(T.Boolean({ default: false })),
+      with_custom_attributes: T.Optional(T.Boolean()),
+    }),
+    response: ProjectAny,
+    handler: async ({ c, actor, input }) =>
+      presentProject(c, await getProject(c, actor, input.id, { statistics: !!input.statistics, license: !!input.license })),
+  }),
+  route({
+    method: 'PUT',
+    path: '/projects/:id',
+    tag: TAG,
+    summary: 'Edit a project',
+    params: UpdateProjectParams,
+    response: ProjectFull,
+    handler: async ({ c, actor, input }) => {
+      atLeastOne(UPDATE_FIELDS, input);
+      const { id, ...rest } = input;
+      return presentProject(c, await updateProject(c, actor!, id, rest));
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/projects/:id/transfer',
+    tag: TAG,
+    summary: 'Move a project to another namespace',
+    params: T.Object({ id: IdOrPath, namespace: IdOrPath }),
+    response: ProjectFull,
+    handler: async ({ c, actor, input }) => presentProject(c, await transferProject(c, actor!, input.id, input.namespace)),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/projects/:id',
+    tag: TAG,
+    summary: 'Delete a project',
+    params: T.Object({ id: IdOrPath }),
+    response: T.Object({ message: T.String() }),
+    status: 202,
+    handler: async ({ c, actor, input }) => {
+      await deleteProject(c, actor!, input.id);
+      return { message: '202 Accepted' };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/users/:user_id/projects',
+    tag: TAG,
+    summary: "Projects in a user's personal namespace",
+    auth: 'optional',
+    params: T.Object({ user_id: T.String(), ...LIST_PARAMS }),
+    response: ProjectAny,
+    paginated: true,
+    keyset: keysetById,
+    handler: async ({ c, actor, input, page }) => {
+      const { user_id, ...rest } = input;
+      return mapPage(await listUserProjects(c, actor, user_id, rest as ListProjectsInput, page), (v) => presentProject(c, v));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id/projects',
+    tag: TAG,
+    summary: 'Projects in a group',
+    auth: 'optional',
+    params: T.Object({
+      id: IdOrPath,
+      include_subgroups: T.Optional(T.Boolean()),
+      with_shared: T.Optional(T.Boolean()),
+      with_security_reports: T.Optional(T.Boolean()),
+      ...LIST_PARAMS,
+    }),
+    response: ProjectAny,
+    paginated: true,
+    keyset: keysetById,
+    handler: async ({ c, actor, input, page }) => {
+      const { id, ...rest } = input;
+      return mapPage(await listGroupProjects(c, actor, id, rest as ListProjectsInput, page), (v) => presentProject(c, v));
+    },
+  }),
+];

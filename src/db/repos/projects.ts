@@ -1,0 +1,255 @@
+// Projects, their topics and redirects from old paths. A project's full path is its namespace's
+// full path plus its own path; full_path_lower is kept exact on rename and transfer.
+import { sql, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
+import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import { ilike, likeEscape } from '../dialect.js';
+import { runPage } from '../paginate.js';
+import type { DB, ProjectsTable } from '../schema.js';
+
+export type ProjectRow = Selectable<ProjectsTable>;
+export type NewProject = Insertable<ProjectsTable>;
+export type ProjectPatch = Updateable<ProjectsTable>;
+
+export const findProjectById = (db: Kysely<DB>, id: number) =>
+  db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const findProjectByFullPath = (db: Kysely<DB>, fullPath: string) =>
+  db.selectFrom('projects').selectAll().where('full_path_lower', '=', fullPath.toLowerCase()).executeTakeFirst();
+
+/** The project an old (renamed or transferred) path now leads to. */
+export const findProjectByRedirect = (db: Kysely<DB>, fullPath: string) =>
+  db
+    .selectFrom('project_redirects')
+    .innerJoin('projects', 'projects.id', 'project_redirects.project_id')
+    .selectAll('projects')
+    .where('project_redirects.old_full_path_lower', '=', fullPath.toLowerCase())
+    .executeTakeFirst();
+
+export const findProjectsByIds = (db: Kysely<DB>, ids: number[]) =>
+  ids.length === 0 ? Promise.resolve([] as ProjectRow[]) : db.selectFrom('projects').selectAll().where('id', 'in', ids).execute();
+
+/** A project in the namespace already has this path (case-insensitive) or name (exact). */
+export async function projectTaken(db: Kysely<DB>, namespaceId: number, column: 'path' | 'name', value: string, exceptId: number | null): Promise<boolean> {
+  let q = db.selectFrom('projects').select('id').where('namespace_id', '=', namespaceId);
+  q = column === 'path' ? q.where(sql`lower(path)`, '=', value.toLowerCase()) : q.where('name', '=', value);
+  if (exceptId !== null) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/** Topic names per project, in the order they were given. */
+export async function topicsOf(db: Kysely<DB>, projectIds: number[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>();
+  if (projectIds.length === 0) return out;
+  const rows = await db.selectFrom('project_topics').select(['project_id', 'name']).where('project_id', 'in', projectIds).orderBy('id').execute();
+  for (const r of rows) out.set(r.project_id, [...(out.get(r.project_id) ?? []), r.name]);
+  return out;
+}
+
+export interface NewProjectExtras {
+  topics: string[];
+  /** A project member row for the owner of a personal namespace, as the reference adds one. */
+  owner: { userId: number; accessLevel: number } | null;
+}
+
+/** Inserts the project with its topics (and owner membership); a path it takes stops redirecting elsewhere. */
+export async function insertProject(db: Kysely<DB>, row: NewProject, extras: NewProjectExtras): Promise<ProjectRow> {
+  return db.transaction().execute(async (tx) => {
+    const p = await tx.insertInto('projects').values(row).returningAll().executeTakeFirstOrThrow();
+    await tx.deleteFrom('project_redirects').where('old_full_path_lower', '=', p.full_path_lower).execute();
+    if (extras.topics.length) {
+      await tx
+        .insertInto('project_topics')
+        .values(extras.topics.map((name) => ({ project_id: p.id, name, name_lower: name.toLowerCase() })))
+        .execute();
+    }
+    if (extras.owner) {
+      await tx
+        .insertInto('members')
+        .values({
+          source_type: 'Project',
+          source_id: p.id,
+          user_id: extras.owner.userId,
+          access_level: extras.owner.accessLevel,
+          expires_at: null,
+          created_by_id: extras.owner.userId,
+          created_at: row.created_at,
+          updated_at: row.created_at,
+        })
+        .execute();
+    }
+    return p;
+  });
+}
+
+export interface ProjectUpdateExtras {
+  /** Replaces the topics when given. */
+  topics?: string[];
+  /** The full path the project had, kept as a redirect when it changed. */
+  oldFullPath?: string;
+}
+
+export async function updateProject(db: Kysely<DB>, id: number, patch: ProjectPatch, extras: ProjectUpdateExtras = {}): Promise<ProjectRow> {
+  return db.transaction().execute(async (tx) => {
+    const p = await tx.updateTable('projects').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    if (extras.topics) {
+      await tx.deleteFrom('project_topics').where('project_id', '=', id).execute();
+      if (extras.topics.length) {
+        await tx
+          .insertInto('project_topics')
+          .values(extras.topics.map((name) => ({ project_id: id, name, name_lower: name.toLowerCase() })))
+          .execute();
+      }
+    }
+    const oldLower = extras.oldFullPath?.toLowerCase();
+    if (oldLower && oldLower !== p.full_path_lower) {
+      // The new path no longer redirects anywhere; the old one now leads here.
+      await tx.deleteFrom('project_redirects').where('old_full_path_lower', 'in', [p.full_path_lower, oldLower]).execute();
+      await tx.insertInto('project_redirects').values({ old_full_path_lower: oldLower, project_id: id, created_at: p.updated_at }).execute();
+    }
+    return p;
+  });
+}
+
+/** Removes the project and everything that hangs off it (topics and redirects go by foreign key). */
+export async function deleteProject(db: Kysely<DB>, id: number): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', id).execute();
+    await tx.updateTable('projects').set({ forked_from_id: null }).where('forked_from_id', '=', id).execute();
+    await tx.deleteFrom('projects').where('id', '=', id).execute();
+  });
+}
+
+// ---- the project list ----
+
+/** Which projects a caller may see at all. */
+export type ProjectVisibilityScope =
+  | { kind: 'all' } // admins
+  | { kind: 'public' } // anonymous
+  | { kind: 'user'; levels: number[]; access: AuthorizedScope };
+
+/** Projects a user has a role in: direct membership, their own namespace, or a group at or above the project's namespace. */
+export interface AuthorizedScope {
+  userId: number;
+  minAccess: number;
+  today: string;
+  /** The user's personal namespace (they own its projects), when minAccess allows owners. */
+  personalNamespaceId: number | null;
+  /** Groups in which the user has at least minAccess, and every group below them. */
+  groupIds: number[];
+}
+
+export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'similarity';
+
+export interface ProjectListFilter {
+  scope: ProjectVisibilityScope;
+  /** Limit to projects the user has a role in (membership, owned, min_access_level). */
+  authorized?: AuthorizedScope;
+  namespaceIds?: number[];
+  archived?: boolean;
+  visibilityLevel?: number;
+  search?: string;
+  searchNamespaces?: boolean;
+  /** Every one of these topics (case-insensitive). */
+  topics?: string[];
+  lastActivityAfter?: string;
+  lastActivityBefore?: string;
+  idAfter?: number;
+  idBefore?: number;
+  importedBy?: number;
+  withIssuesEnabled?: boolean;
+  withMergeRequestsEnabled?: boolean;
+  none?: boolean;
+  orderBy: ProjectOrder;
+  sort: 'asc' | 'desc';
+}
+
+function authorizedCondition(a: AuthorizedScope): Expression<SqlBool> {
+  const parts = [
+    sql<SqlBool>`projects.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ${a.userId}
+      AND m.access_level >= ${a.minAccess} AND (m.expires_at IS NULL OR m.expires_at > ${a.today}))`,
+  ];
+  if (a.personalNamespaceId !== null) parts.push(sql<SqlBool>`projects.namespace_id = ${a.personalNamespaceId}`);
+  if (a.groupIds.length) parts.push(sql<SqlBool>`projects.namespace_id IN (${sql.join(a.groupIds)})`);
+  return sql<SqlBool>`(${sql.join(parts, sql` OR `)})`;
+}
+
+/** Lowercased LIKE with an explicit escape character, the same on both dialects. */
+const lowerLike = (column: string, pattern: string) => sql<number>`lower(${sql.ref(column)}) LIKE ${pattern} ESCAPE '\\'`;
+
+/** A rough similarity rank: path counts most, then name, then description; exact > prefix > substring. */
+function similarityScore(term: string) {
+  const t = term.toLowerCase();
+  const e = likeEscape(t);
+  const one = (column: string, weight: number) =>
+    sql`(CASE WHEN lower(${sql.ref(column)}) = ${t} THEN ${weight * 4} WHEN ${lowerLike(column, `${e}%`)} THEN ${weight * 2}
+      WHEN ${lowerLike(column, `%${e}%`)} THEN ${weight} ELSE 0 END)`;
+  return sql<number>`(${one('projects.path', 10)} + ${one('projects.name', 7)} + ${one('projects.description', 2)})`;
+}
+
+export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageRequest): Promise<PageResult<ProjectRow>> {
+  let q = db.selectFrom('projects').selectAll('projects');
+  if (f.none) q = q.where(sql<boolean>`1 = 0`);
+  const s = f.scope;
+  if (s.kind === 'public') q = q.where('projects.visibility_level', '=', 20);
+  if (s.kind === 'user') {
+    q = q.where((eb) => eb.or([eb('projects.visibility_level', 'in', s.levels.length ? s.levels : [-1]), authorizedCondition(s.access)]));
+  }
+  if (f.authorized) q = q.where(authorizedCondition(f.authorized));
+  if (f.namespaceIds) q = q.where('projects.namespace_id', 'in', f.namespaceIds.length ? f.namespaceIds : [-1]);
+  if (f.archived !== undefined) q = q.where('projects.archived', '=', f.archived ? 1 : 0);
+  if (f.visibilityLevel !== undefined) q = q.where('projects.visibility_level', '=', f.visibilityLevel);
+  if (f.search) {
+    const pattern = `%${likeEscape(f.search)}%`;
+    const namespaceMatch = db
+      .selectFrom('namespaces')
+      .select('namespaces.id')
+      .where((eb) => eb.or([ilike(db, 'namespaces.full_path', pattern), ilike(db, 'namespaces.name', pattern)]));
+    q = q.where((eb) =>
+      eb.or([
+        ilike(db, 'projects.name', pattern),
+        ilike(db, 'projects.path', pattern),
+        ilike(db, 'projects.description', pattern),
+        ...(f.searchNamespaces ? [ilike(db, 'projects.full_path', pattern), eb('projects.namespace_id', 'in', namespaceMatch)] : []),
+      ]),
+    );
+  }
+  for (const topic of f.topics ?? []) {
+    q = q.where('projects.id', 'in', db.selectFrom('project_topics').select('project_id').where('name_lower', '=', topic.toLowerCase()));
+  }
+  if (f.lastActivityAfter) q = q.where('projects.last_activity_at', '>', f.lastActivityAfter);
+  if (f.lastActivityBefore) q = q.where('projects.last_activity_at', '<', f.lastActivityBefore);
+  if (f.idAfter !== undefined) q = q.where('projects.id', '>', f.idAfter);
+  if (f.idBefore !== undefined) q = q.where('projects.id', '<', f.idBefore);
+  if (f.importedBy !== undefined) q = q.where('projects.import_type', 'is not', null).where('projects.creator_id', '=', f.importedBy);
+  if (f.withIssuesEnabled) q = q.where('projects.issues_access_level', '!=', 'disabled');
+  if (f.withMergeRequestsEnabled) q = q.where('projects.merge_requests_access_level', '!=', 'disabled');
+
+  if (f.orderBy === 'similarity') {
+    q = f.search
+      ? q.orderBy(similarityScore(f.search), 'desc').orderBy('projects.id', 'desc')
+      : q.orderBy('projects.name', 'asc').orderBy('projects.id', f.sort);
+  } else {
+    if (f.orderBy !== 'id') q = q.orderBy(`projects.${f.orderBy}`, f.sort);
+    q = q.orderBy('projects.id', f.sort);
+  }
+  return runPage(db, q, page, 'projects.id');
+}
+
+
+/**
+ * Rewrites the stored full paths of projects in a namespace (and the namespaces below it) after
+ * that namespace's full path changed, e.g. a group moved or a user renamed. Lookups and responses
+ * already go through the namespace, so this only keeps full_path(_lower) and its unique index true.
+ */
+export async function refreshProjectPaths(db: Kysely<DB> | Transaction<DB>, oldPrefix: string, newPrefix: string): Promise<void> {
+  const oldLower = oldPrefix.toLowerCase();
+  const rows = await db
+    .selectFrom('projects')
+    .select(['id', 'full_path'])
+    .where(sql<SqlBool>`substr(full_path_lower, 1, ${oldLower.length + 1}) = ${`${oldLower}/`}`)
+    .execute();
+  for (const r of rows) {
+    const full = newPrefix + r.full_path.slice(oldPrefix.length);
+    await db.updateTable('projects').set({ full_path: full, full_path_lower: full.toLowerCase() }).where('id', '=', r.id).execute();
+  }
+}

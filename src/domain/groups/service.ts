@@ -1,0 +1,334 @@
+// Groups: one function per operation. A group is a `namespaces` row with kind 'group'.
+import type { Container } from '../../container.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import { deleteBotUsers, groupBotUserIds, pageGroups, type GroupListFilter } from '../../db/repos/groups.js';
+import { insertMember } from '../../db/repos/members.js';
+import {
+  deleteNamespaces,
+  findNamespaceByFullPath,
+  findNamespaceById,
+  findNamespacesByFullPaths,
+  findSelfAndDescendants,
+  hasSibling,
+  insertNamespace,
+  selfAndAncestorPaths,
+  updateNamespaceTree,
+  type NamespaceRow,
+} from '../../db/repos/namespaces.js';
+import type { NamespacesTable } from '../../db/schema.js';
+import type { Updateable } from 'kysely';
+import { isAdmin, type Actor } from '../auth/actor.js';
+import { exactError, forbidden, notFound, validation } from '../errors.js';
+import {
+  ACCESS,
+  VISIBILITY,
+  canCreateGroup,
+  canCreateSubgroup,
+  groupAccess,
+  relatedGroupIds,
+  visibilityName,
+  type GroupAccess,
+  type VisibilityName,
+} from '../members/policy.js';
+import type { PageRequest, PageResult } from '../shared/page.js';
+import { randomToken } from '../shared/secrets.js';
+import { nowIso } from '../shared/time.js';
+import { nameErrors, pathErrors, rubyErrorsInspect } from './validation.js';
+
+export interface GroupView {
+  row: NamespaceRow;
+  /** Names from the top-level group down, joined by " / ". */
+  fullName: string;
+}
+
+export interface GroupDetailView extends GroupView {
+  /** The runner registration token is shown to those who administer the group. */
+  runnersToken: string | null;
+  /** `projects` and `shared_projects` are part of the answer (empty until projects exist). */
+  withProjects: boolean;
+}
+
+export interface FoundGroup {
+  row: NamespaceRow;
+  access: GroupAccess;
+}
+
+const GROUP_NOT_FOUND = () => notFound('Group');
+
+/** A group by id or (URL-decoded) full path that the actor may see; else 404 Group Not Found. */
+export async function findGroup(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundGroup> {
+  const s = String(idOrPath);
+  const row = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
+  if (!row || row.kind !== 'group') throw GROUP_NOT_FOUND();
+  const access = await groupAccess(c, actor, row);
+  if (!access.canRead) throw GROUP_NOT_FOUND();
+  return { row, access };
+}
+
+/** Adds full names (ancestor names joined by " / ") to group rows, in one query. */
+export async function withFullNames(c: Container, rows: NamespaceRow[]): Promise<GroupView[]> {
+  const paths = [...new Set(rows.flatMap((r) => selfAndAncestorPaths(r.full_path_lower)))];
+  const names = new Map((await findNamespacesByFullPaths(c.db, paths)).map((r) => [r.full_path_lower, r.name]));
+  return rows.map((row) => ({
+    row,
+    fullName: selfAndAncestorPaths(row.full_path_lower)
+      .map((p) => names.get(p) ?? p)
+      .join(' / '),
+  }));
+}
+
+async function detail(c: Container, row: NamespaceRow, canAdmin: boolean, withProjects: boolean): Promise<GroupDetailView> {
+  const [view] = await withFullNames(c, [row]);
+  return { ...view, runnersToken: canAdmin ? row.runners_token : null, withProjects };
+}
+
+// ---- lists ----
+
+export interface ListGroupsInput {
+  search?: string;
+  owned?: boolean;
+  min_access_level?: number;
+  all_available?: boolean;
+  top_level_only?: boolean;
+  skip_groups?: number[];
+  visibility?: VisibilityName;
+  order_by: 'name' | 'path' | 'id';
+  sort: 'asc' | 'desc';
+}
+
+/**
+ * GET /groups, /groups/:id/subgroups and /groups/:id/descendant_groups, as the reference's
+ * groups finder: anonymous callers see public groups; signed-in users the groups they are related
+ * to by membership, plus every group visible to them with all_available (the default for admins).
+ */
+export async function listGroups(
+  c: Container,
+  actor: Actor | null,
+  input: ListGroupsInput,
+  page: PageRequest,
+  scope: { parent?: number | string; descendants?: boolean } = {},
+): Promise<PageResult<GroupView>> {
+  const parent = scope.parent !== undefined ? (await findGroup(c, actor, scope.parent)).row : null;
+  const admin = isAdmin(actor);
+  const allAvailable = input.all_available ?? admin;
+
+  let visible: GroupListFilter['visible'];
+  let onlyIds: number[] | null = null;
+  if (!actor) {
+    visible = { all: false, minVisibility: VISIBILITY.public, ids: [] };
+  } else if (input.owned || input.min_access_level !== undefined) {
+    // Groups where the user holds (directly) at least this role, and the groups below them.
+    const min = input.owned ? ACCESS.OWNER : input.min_access_level!;
+    visible = { all: true };
+    onlyIds = (await relatedGroupIds(c, actor.user.id, min)).atOrBelow;
+  } else if (admin && allAvailable) {
+    visible = { all: true };
+  } else {
+    const related = (await relatedGroupIds(c, actor.user.id)).all;
+    const min = allAvailable ? (actor.user.external === 1 ? VISIBILITY.public : VISIBILITY.internal) : null;
+    visible = { all: false, minVisibility: min, ids: related };
+  }
+
+  const filter: GroupListFilter = {
+    visible,
+    onlyIds,
+    search: input.search || undefined,
+    skipIds: input.skip_groups,
+    visibility: input.visibility !== undefined ? VISIBILITY[input.visibility] : undefined,
+    orderBy: input.order_by,
+    sort: input.sort,
+  };
+  if (parent && scope.descendants) filter.below = parent.full_path_lower;
+  else if (parent) filter.parentId = parent.id;
+  else if (input.top_level_only) filter.parentId = null;
+
+  const result = await pageGroups(c.db, filter, page);
+  return { ...result, items: await withFullNames(c, result.items) };
+}
+
+export async function getGroup(c: Container, actor: Actor | null, idOrPath: number | string, withProjects: boolean): Promise<GroupDetailView> {
+  const { row, access } = await findGroup(c, actor, idOrPath);
+  return detail(c, row, access.canAdmin, withProjects);
+}
+
+// ---- create / update ----
+
+export interface GroupSettingsInput {
+  description?: string;
+  visibility?: VisibilityName;
+  share_with_group_lock?: boolean;
+  require_two_factor_authentication?: boolean;
+  two_factor_grace_period?: number;
+  project_creation_level?: 'noone' | 'maintainer' | 'developer';
+  auto_devops_enabled?: boolean;
+  subgroup_creation_level?: 'owner' | 'maintainer';
+  emails_disabled?: boolean;
+  mentions_disabled?: boolean;
+  lfs_enabled?: boolean;
+  request_access_enabled?: boolean;
+  default_branch_protection?: number;
+  prevent_sharing_groups_outside_hierarchy?: boolean;
+}
+
+export interface CreateGroupInput extends GroupSettingsInput {
+  name: string;
+  path: string;
+  parent_id?: number;
+}
+
+const bit = (b: boolean | undefined) => (b === undefined ? undefined : b ? 1 : 0);
+
+function settingsPatch(i: GroupSettingsInput): Updateable<NamespacesTable> {
+  const patch: Updateable<NamespacesTable> = {
+    description: i.description,
+    visibility_level: i.visibility !== undefined ? VISIBILITY[i.visibility] : undefined,
+    share_with_group_lock: bit(i.share_with_group_lock),
+    require_two_factor_authentication: bit(i.require_two_factor_authentication),
+    two_factor_grace_period: i.two_factor_grace_period,
+    project_creation_level: i.project_creation_level,
+    auto_devops_enabled: bit(i.auto_devops_enabled),
+    subgroup_creation_level: i.subgroup_creation_level,
+    emails_disabled: bit(i.emails_disabled),
+    mentions_disabled: bit(i.mentions_disabled),
+    lfs_enabled: bit(i.lfs_enabled),
+    request_access_enabled: bit(i.request_access_enabled),
+    default_branch_protection: i.default_branch_protection,
+    prevent_sharing_groups_outside_hierarchy: bit(i.prevent_sharing_groups_outside_hierarchy),
+  };
+  for (const k of Object.keys(patch) as (keyof typeof patch)[]) if (patch[k] === undefined) delete patch[k];
+  return patch;
+}
+
+/** The model validations of a group about to be saved, keyed as the reference keys them. */
+async function groupErrors(
+  c: Container,
+  g: { self: NamespaceRow | null; name: string; path: string; parent: NamespaceRow | null; visibility: number; nameChanged: boolean; pathChanged: boolean },
+): Promise<Record<string, string[]>> {
+  const errors: Record<string, string[]> = {};
+  const add = (k: string, msgs: string[]) => {
+    if (msgs.length) errors[k] = [...(errors[k] ?? []), ...msgs];
+  };
+  if (g.nameChanged) {
+    add('name', nameErrors(g.name));
+    if (!errors.name && g.parent && (await hasSibling(c.db, g.parent.id, 'name', g.name, g.self?.id ?? null))) add('name', ['has already been taken']);
+  }
+  if (g.pathChanged) {
+    add('path', pathErrors(g.path, g.parent === null));
+    if (!errors.path) {
+      const full = g.parent ? `${g.parent.full_path}/${g.path}` : g.path;
+      const clash = await findNamespaceByFullPath(c.db, full);
+      if (clash && clash.id !== g.self?.id) add('path', ['has already been taken']);
+    }
+  }
+  if (g.parent && g.visibility > g.parent.visibility_level) {
+    add('visibility_level', [`${visibilityName(g.visibility)} is not allowed since the parent group has a ${visibilityName(g.parent.visibility_level)} visibility.`]);
+  }
+  if (g.self && g.visibility < g.self.visibility_level) {
+    const below = (await findSelfAndDescendants(c.db, g.self)).filter((r) => r.id !== g.self!.id);
+    if (below.some((r) => r.visibility_level > g.visibility)) {
+      add('visibility_level', [`${visibilityName(g.visibility)} is not allowed since there are sub-groups with higher visibility.`]);
+    }
+  }
+  return errors;
+}
+
+/** POST /groups: the creator becomes the group's owner. */
+export async function createGroup(c: Container, actor: Actor, input: CreateGroupInput): Promise<GroupDetailView> {
+  let parent: NamespaceRow | null = null;
+  if (input.parent_id !== undefined) {
+    const found = await findGroup(c, actor, input.parent_id);
+    if (!canCreateSubgroup(found.row, found.access)) throw forbidden();
+    parent = found.row;
+  } else if (!canCreateGroup(actor)) {
+    throw forbidden();
+  }
+  const visibility = input.visibility !== undefined ? VISIBILITY[input.visibility] : VISIBILITY.private;
+  const errors = await groupErrors(c, { self: null, name: input.name, path: input.path, parent, visibility, nameChanged: true, pathChanged: true });
+  if (Object.keys(errors).length) throw saveFailed(errors);
+
+  const now = nowIso();
+  const fullPath = parent ? `${parent.full_path}/${input.path}` : input.path;
+  let row: NamespaceRow;
+  try {
+    row = await insertNamespace(c.db, {
+      kind: 'group',
+      name: input.name,
+      path: input.path,
+      full_path: fullPath,
+      full_path_lower: fullPath.toLowerCase(),
+      parent_id: parent?.id ?? null,
+      created_at: now,
+      updated_at: now,
+      runners_token: randomToken('GR1348941'),
+      ...settingsPatch({ ...input, visibility: undefined }),
+      visibility_level: visibility,
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw saveFailed({ path: ['has already been taken'] });
+    throw err;
+  }
+  await insertMember(c.db, {
+    source_type: 'Namespace',
+    source_id: row.id,
+    user_id: actor.user.id,
+    access_level: ACCESS.OWNER,
+    expires_at: null,
+    created_by_id: actor.user.id,
+    created_at: now,
+    updated_at: now,
+  });
+  // The reference's create response is GroupDetail without projects or the runners token.
+  return detail(c, row, false, false);
+}
+
+/** The reference answers a failed group creation with the model errors inspected into its message. */
+const saveFailed = (errors: Record<string, string[]>) => exactError(400, { message: `Failed to save group ${rubyErrorsInspect(errors)}` });
+
+export interface UpdateGroupInput extends GroupSettingsInput {
+  name?: string;
+  path?: string;
+}
+
+/** PUT /groups/:id (owners and admins). A new path moves the full paths of every group below. */
+export async function updateGroup(c: Container, actor: Actor, idOrPath: number | string, input: UpdateGroupInput): Promise<GroupDetailView> {
+  const { row, access } = await findGroup(c, actor, idOrPath);
+  if (!access.canAdmin) throw forbidden();
+  const parent = row.parent_id !== null ? ((await findNamespaceById(c.db, row.parent_id)) ?? null) : null;
+  const name = input.name ?? row.name;
+  const path = input.path ?? row.path;
+  const visibility = input.visibility !== undefined ? VISIBILITY[input.visibility] : row.visibility_level;
+  const errors = await groupErrors(c, {
+    self: row,
+    name,
+    path,
+    parent,
+    visibility,
+    nameChanged: name !== row.name,
+    pathChanged: path !== row.path,
+  });
+  if (Object.keys(errors).length) throw validation(errors);
+
+  const patch: Updateable<NamespacesTable> = { ...settingsPatch(input), name, path, updated_at: nowIso() };
+  if (path !== row.path) {
+    patch.full_path = parent ? `${parent.full_path}/${path}` : path;
+    patch.full_path_lower = patch.full_path.toLowerCase();
+  }
+  let updated: NamespaceRow;
+  try {
+    updated = await updateNamespaceTree(c.db, row, patch);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw validation({ path: ['has already been taken'] });
+    throw err;
+  }
+  return detail(c, updated, true, true);
+}
+
+/** DELETE /groups/:id (owners and admins): the group, every group below it, their memberships and bots. */
+export async function deleteGroup(c: Container, actor: Actor, idOrPath: number | string): Promise<void> {
+  const { row, access } = await findGroup(c, actor, idOrPath);
+  if (!access.canAdmin) throw forbidden();
+  const ids = (await findSelfAndDescendants(c.db, row)).map((r) => r.id);
+  const bots = await groupBotUserIds(c.db, ids);
+  await deleteNamespaces(c.db, ids);
+  await deleteBotUsers(c.db, bots);
+}

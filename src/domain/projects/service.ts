@@ -1,0 +1,675 @@
+// Projects: one function per operation. Rules here; SQL in db/repos/projects.ts.
+import type { Container } from '../../container.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import { membershipsIn } from '../../db/repos/members.js';
+import {
+  findNamespaceByFullPath,
+  findNamespaceById,
+  findNamespacesByIds,
+  findSelfAndDescendants,
+  type NamespaceRow,
+} from '../../db/repos/namespaces.js';
+import {
+  deleteProject as deleteProjectRow,
+  findProjectByFullPath,
+  findProjectById,
+  findProjectByRedirect,
+  findProjectsByIds,
+  insertProject,
+  pageProjects,
+  projectTaken,
+  topicsOf,
+  updateProject as updateProjectRow,
+  type AuthorizedScope,
+  type ProjectListFilter,
+  type ProjectOrder,
+  type ProjectPatch,
+  type ProjectRow,
+} from '../../db/repos/projects.js';
+import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
+import { isAdmin, type Actor } from '../auth/actor.js';
+import { exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
+import { findGroup, withFullNames } from '../groups/service.js';
+import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
+import { getSettings } from '../settings/service.js';
+import { ACCESS, VISIBILITY, accessLevelInGroup, relatedGroupIds, visibilityName, type VisibilityName } from '../members/policy.js';
+import type { PageRequest, PageResult } from '../shared/page.js';
+import { randomToken } from '../shared/secrets.js';
+import { nowIso, today } from '../shared/time.js';
+import {
+  canAdminProject,
+  canCreateProjectIn,
+  isProjectOwner,
+  projectAccess,
+  visibleLevelsFor,
+  type ProjectAccess,
+} from './policy.js';
+
+// ---- instance defaults ----
+
+/** Instance settings projects depend on. */
+export interface ProjectSettings {
+  defaultVisibility: VisibilityName;
+  defaultBranchName: string;
+  restrictedVisibilityLevels: number[];
+}
+
+const LEVEL_BY_NAME: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+/** Reads the instance settings; an unset default branch name falls back to `main`. */
+export async function projectSettings(c: Container): Promise<ProjectSettings> {
+  const s = await getSettings(c);
+  const visibility = s.default_project_visibility;
+  return {
+    defaultVisibility: visibility === 'internal' || visibility === 'public' ? visibility : 'private',
+    defaultBranchName: s.default_branch_name || 'main',
+    // Stored as names; numeric strings (as some clients send them) count too.
+    restrictedVisibilityLevels: (s.restricted_visibility_levels ?? []).map((v) => LEVEL_BY_NAME[String(v)] ?? Number(v)),
+  };
+}
+
+// ---- the view a presenter needs ----
+
+export interface ProjectView {
+  row: ProjectRow;
+  namespace: NamespaceRow;
+  /** The namespace's full name (group names from the top down, or the user's name). */
+  namespaceFullName: string;
+  /** The user who owns a personal namespace; null for group projects. */
+  owner: UserRow | null;
+  topics: string[];
+  access: ProjectAccess;
+  /** The caller's own project membership and highest group membership (the `permissions` object). */
+  projectAccessLevel: number | null;
+  groupAccessLevel: number | null;
+  /** The project this one was forked from, when the caller may see it. */
+  forkedFrom: ProjectView | null;
+  /** Full form (signed in, not `simple`) or the simple one. */
+  full: boolean;
+  withStatistics: boolean;
+  withLicense: boolean;
+}
+
+export interface ViewOptions {
+  full: boolean;
+  statistics?: boolean;
+  license?: boolean;
+}
+
+/** Builds views for rows in a few queries (namespaces, owners, topics, memberships), keeping order. */
+async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[], opts: ViewOptions, depth = 0): Promise<ProjectView[]> {
+  if (rows.length === 0) return [];
+  const nsRows = await findNamespacesByIds(c.db, [...new Set(rows.map((r) => r.namespace_id))]);
+  const groupViews = await withFullNames(c, nsRows.filter((n) => n.kind === 'group'));
+  const fullNames = new Map(groupViews.map((g) => [g.row.id, g.fullName]));
+  const namespaces = new Map(nsRows.map((n) => [n.id, n]));
+  const owners = new Map<number, UserRow>();
+  for (const n of nsRows) {
+    if (n.kind !== 'group' && n.owner_id !== null && !owners.has(n.owner_id)) {
+      const u = await findUserById(c.db, n.owner_id);
+      if (u) owners.set(n.owner_id, u);
+    }
+  }
+  const topics = await topicsOf(c.db, rows.map((r) => r.id));
+
+  const admin = isAdmin(actor);
+  const direct = new Map<number, number>();
+  const nsLevel = new Map<number, number>();
+  const groupLevel = new Map<number, number>();
+  if (actor) {
+    for (const m of await membershipsIn(c.db, actor.user.id, 'Project', rows.map((r) => r.id), today())) direct.set(m.source_id, m.access_level);
+    for (const n of nsRows) {
+      const level = await accessLevelInGroup(c, actor.user.id, n);
+      nsLevel.set(n.id, level);
+      if (n.kind === 'group' && level > ACCESS.NONE) groupLevel.set(n.id, level);
+    }
+  }
+
+  const forkedIds = [...new Set(rows.map((r) => r.forked_from_id).filter((id): id is number => id !== null))];
+  const forkedViews = new Map<number, ProjectView>();
+  if (depth === 0 && forkedIds.length) {
+    const sources = await findProjectsByIds(c.db, forkedIds);
+    for (const v of await buildViews(c, actor, sources, { full: false }, depth + 1)) if (v.access.canRead) forkedViews.set(v.row.id, v);
+  }
+
+  return rows.map((row) => {
+    const namespace = namespaces.get(row.namespace_id)!;
+    const own = direct.get(row.id) ?? null;
+    const level = Math.max(own ?? 0, nsLevel.get(row.namespace_id) ?? 0);
+    const access: ProjectAccess = {
+      level,
+      admin,
+      signedIn: actor !== null,
+      canRead:
+        admin ||
+        level >= ACCESS.GUEST ||
+        row.visibility_level >= VISIBILITY.public ||
+        (actor !== null && visibleLevelsFor(actor).includes(row.visibility_level)),
+    };
+    return {
+      row,
+      namespace,
+      namespaceFullName: namespace.kind === 'group' ? (fullNames.get(namespace.id) ?? namespace.name) : namespace.name,
+      owner: namespace.kind === 'group' || namespace.owner_id === null ? null : (owners.get(namespace.owner_id) ?? null),
+      topics: topics.get(row.id) ?? [],
+      access,
+      projectAccessLevel: own,
+      groupAccessLevel: groupLevel.get(row.namespace_id) ?? null,
+      forkedFrom: row.forked_from_id !== null ? (forkedViews.get(row.forked_from_id) ?? null) : null,
+      full: opts.full,
+      withStatistics: !!opts.statistics,
+      withLicense: !!opts.license,
+    };
+  });
+}
+
+const view = async (c: Container, actor: Actor | null, row: ProjectRow, opts: ViewOptions) => (await buildViews(c, actor, [row], opts))[0];
+
+// ---- finding one project ----
+
+const PROJECT_NOT_FOUND = () => notFound('Project');
+
+/** `group/sub/project` → the project in that namespace, whatever the stored full path says. */
+async function findByPath(c: Container, fullPath: string): Promise<ProjectRow | undefined> {
+  const cut = fullPath.lastIndexOf('/');
+  if (cut > 0) {
+    const ns = await findNamespaceByFullPath(c.db, fullPath.slice(0, cut));
+    if (ns) {
+      const p = await findProjectByFullPath(c.db, `${ns.full_path}/${fullPath.slice(cut + 1)}`);
+      if (p && p.namespace_id === ns.id) return p;
+    }
+  }
+  return (await findProjectByFullPath(c.db, fullPath)) ?? (await findProjectByRedirect(c.db, fullPath));
+}
+
+export interface FoundProject {
+  row: ProjectRow;
+  access: ProjectAccess;
+}
+
+/** A project by id or full path (old paths redirect) that the actor may see; else 404 Project Not Found. */
+export async function findProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
+  const s = String(idOrPath);
+  const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
+  if (!row) throw PROJECT_NOT_FOUND();
+  const access = await projectAccess(c, actor, row);
+  if (!access.canRead) throw PROJECT_NOT_FOUND();
+  return { row, access };
+}
+
+export async function getProject(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  opts: { statistics: boolean; license: boolean },
+): Promise<ProjectView> {
+  const { row } = await findProject(c, actor, idOrPath);
+  return view(c, actor, row, { full: actor !== null, statistics: opts.statistics, license: opts.license });
+}
+
+// ---- names, paths, settings ----
+
+const NAME_RE = /^[\p{L}\p{N}\p{Extended_Pictographic}_][\p{L}\p{N}\p{Extended_Pictographic}\p{Pd}+_. ]*$/u;
+const NAME_MESSAGE = "can contain only letters, digits, emojis, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
+const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
+
+function nameErrors(name: string): string[] {
+  if (name.trim() === '') return ["can't be blank"];
+  const errors: string[] = [];
+  if (!NAME_RE.test(name)) errors.push(NAME_MESSAGE);
+  if (name.length > 255) errors.push('is too long (maximum is 255 characters)');
+  return errors;
+}
+
+/** Rails' String#parameterize: ASCII, lowercase, runs of anything else become one dash. */
+function parameterize(s: string): string {
+  return s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-zA-Z0-9\-_]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase();
+}
+
+/** The reference's rule: a path from the name is the name itself when it is a valid path, else the name parameterized. */
+const pathFromName = (name: string): string => (PATH_RE.test(name) && !/\.(git|atom)$/i.test(name) ? name : parameterize(name));
+
+function cleanTopics(list: string[] | undefined): string[] | undefined {
+  if (list === undefined) return undefined;
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of list.map((x) => x.trim()).filter(Boolean)) {
+    if (!seen.has(t.toLowerCase())) {
+      seen.add(t.toLowerCase());
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+type AccessLevelName = 'disabled' | 'private' | 'enabled';
+
+/** Settings a project's owner or maintainers may edit, on create and update. */
+export interface ProjectSettingsInput {
+  description?: string;
+  default_branch?: string;
+  visibility?: VisibilityName;
+  topics?: string[];
+  tag_list?: string[];
+  issues_enabled?: boolean;
+  merge_requests_enabled?: boolean;
+  jobs_enabled?: boolean;
+  wiki_enabled?: boolean;
+  snippets_enabled?: boolean;
+  container_registry_enabled?: boolean;
+  container_registry_access_level?: AccessLevelName;
+  security_and_compliance_access_level?: AccessLevelName;
+  resolve_outdated_diff_discussions?: boolean;
+  shared_runners_enabled?: boolean;
+  ci_default_git_depth?: number;
+  ci_forward_deployment_enabled?: boolean;
+  ci_separated_caches?: boolean;
+  ci_config_path?: string;
+  public_jobs?: boolean;
+  public_builds?: boolean;
+  only_allow_merge_if_pipeline_succeeds?: boolean;
+  allow_merge_on_skipped_pipeline?: boolean;
+  restrict_user_defined_variables?: boolean;
+  only_allow_merge_if_all_discussions_are_resolved?: boolean;
+  remove_source_branch_after_merge?: boolean;
+  request_access_enabled?: boolean;
+  merge_method?: 'merge' | 'rebase_merge' | 'ff';
+  squash_option?: 'never' | 'always' | 'default_on' | 'default_off';
+  autoclose_referenced_issues?: boolean;
+  suggestion_commit_message?: string;
+  merge_commit_template?: string;
+  squash_commit_template?: string;
+}
+
+const bit = (b: boolean | undefined) => (b === undefined ? undefined : b ? 1 : 0);
+const feature = (b: boolean | undefined): AccessLevelName | undefined => (b === undefined ? undefined : b ? 'enabled' : 'disabled');
+const orNull = (s: string | undefined) => (s === undefined ? undefined : s === '' ? null : s);
+
+/** The columns these settings write (undefined: leave as is). */
+function settingsPatch(i: ProjectSettingsInput): ProjectPatch {
+  const patch: ProjectPatch = {
+    description: i.description,
+    default_branch: i.default_branch === '' ? undefined : i.default_branch,
+    visibility_level: i.visibility === undefined ? undefined : VISIBILITY[i.visibility],
+    issues_access_level: feature(i.issues_enabled),
+    merge_requests_access_level: feature(i.merge_requests_enabled),
+    builds_access_level: feature(i.jobs_enabled),
+    wiki_access_level: feature(i.wiki_enabled),
+    snippets_access_level: feature(i.snippets_enabled),
+    container_registry_access_level: i.container_registry_access_level ?? feature(i.container_registry_enabled),
+    security_and_compliance_access_level: i.security_and_compliance_access_level,
+    resolve_outdated_diff_discussions: bit(i.resolve_outdated_diff_discussions),
+    shared_runners_enabled: bit(i.shared_runners_enabled),
+    ci_default_git_depth: i.ci_default_git_depth,
+    ci_forward_deployment_enabled: bit(i.ci_forward_deployment_enabled),
+    ci_separated_caches: bit(i.ci_separated_caches),
+    ci_config_path: orNull(i.ci_config_path),
+    public_jobs: bit(i.public_jobs ?? i.public_builds),
+    only_allow_merge_if_pipeline_succeeds: bit(i.only_allow_merge_if_pipeline_succeeds),
+    allow_merge_on_skipped_pipeline: bit(i.allow_merge_on_skipped_pipeline),
+    restrict_user_defined_variables: bit(i.restrict_user_defined_variables),
+    only_allow_merge_if_all_discussions_are_resolved: bit(i.only_allow_merge_if_all_discussions_are_resolved),
+    remove_source_branch_after_merge: bit(i.remove_source_branch_after_merge),
+    request_access_enabled: bit(i.request_access_enabled),
+    merge_method: i.merge_method,
+    squash_option: i.squash_option,
+    autoclose_referenced_issues: bit(i.autoclose_referenced_issues),
+    suggestion_commit_message: orNull(i.suggestion_commit_message),
+    merge_commit_template: orNull(i.merge_commit_template),
+    squash_commit_template: orNull(i.squash_commit_template),
+  };
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as ProjectPatch;
+}
+
+/** Model validations shared by create and update, in the reference's words. */
+async function checkSettings(
+  c: Container,
+  actor: Actor,
+  ns: NamespaceRow,
+  visibilityLevel: number | undefined,
+  i: ProjectSettingsInput,
+  errors: Record<string, string[]>,
+): Promise<void> {
+  if (visibilityLevel !== undefined) {
+    const settings = await projectSettings(c);
+    if (!isAdmin(actor) && settings.restrictedVisibilityLevels.includes(visibilityLevel)) {
+      const label = visibilityName(visibilityLevel);
+      (errors.visibility_level ??= []).push(`${label[0].toUpperCase()}${label.slice(1)} has been restricted by your administrator`);
+    } else if (ns.kind === 'group' && visibilityLevel > ns.visibility_level) {
+      (errors.visibility_level ??= []).push(`${visibilityName(visibilityLevel)} is not allowed in a ${visibilityName(ns.visibility_level)} group.`);
+    }
+  }
+  if (i.ci_default_git_depth !== undefined && (i.ci_default_git_depth < 0 || i.ci_default_git_depth > 1000)) {
+    (errors.ci_default_git_depth ??= []).push(i.ci_default_git_depth < 0 ? 'must be greater than or equal to 0' : 'must be less than or equal to 1000');
+  }
+  if (i.description !== undefined && i.description.length > 2000) (errors.description ??= []).push('is too long (maximum is 2000 characters)');
+  for (const t of cleanTopics(i.topics ?? i.tag_list) ?? []) {
+    if (t.length > 255) (errors.topics ??= []).push('is too long (maximum is 255 characters)');
+  }
+}
+
+// ---- create ----
+
+export interface CreateProjectInput extends ProjectSettingsInput {
+  name?: string;
+  path?: string;
+  namespace_id?: number;
+  initialize_with_readme?: boolean;
+}
+
+/** POST /projects (as the caller) and POST /projects/user/:user_id (admin, for that user). */
+export async function createProject(c: Container, actor: Actor, input: CreateProjectInput, forUser?: number | string): Promise<ProjectView> {
+  let creator = actor.user;
+  if (forUser !== undefined) {
+    if (!isAdmin(actor)) throw forbidden();
+    const u = await findUserByIdOrUsername(c.db, forUser);
+    if (!u) throw notFound('User');
+    creator = u;
+  }
+  const creatorActor: Actor = forUser !== undefined ? { ...actor, user: creator, sudoer: null } : actor;
+
+  // Name and path fill each other in, as the reference's create service does.
+  const name = input.name ?? input.path!;
+  const path = input.path ?? pathFromName(name);
+
+  const nsId = input.namespace_id ?? creator.namespace_id;
+  const ns = nsId !== null && nsId !== undefined ? await findNamespaceById(c.db, nsId) : undefined;
+  if (!ns || !(await canCreateProjectIn(c, creatorActor, ns))) throw validation({ namespace: ['is not valid'] });
+
+  const settings = await projectSettings(c);
+  const visibilityLevel = VISIBILITY[input.visibility ?? settings.defaultVisibility];
+
+  const errors: Record<string, string[]> = {};
+  const ne = nameErrors(name);
+  if (ne.length) errors.name = ne;
+  else if (await projectTaken(c.db, ns.id, 'name', name, null)) errors.name = ['has already been taken'];
+  const pe = pathErrors(path, false);
+  if (pe.length) errors.path = pe;
+  else if ((await projectTaken(c.db, ns.id, 'path', path, null)) || (await findNamespaceByFullPath(c.db, `${ns.full_path}/${path}`))) {
+    errors.path = ['has already been taken'];
+  }
+  // A group namespace's visibility caps the project's only when the caller asked for it explicitly;
+  // the instance default is lowered to fit instead.
+  const level = input.visibility === undefined && ns.kind === 'group' ? Math.min(visibilityLevel, ns.visibility_level) : visibilityLevel;
+  await checkSettings(c, creatorActor, ns, level, input, errors);
+  if (Object.keys(errors).length) throw validation(errors);
+
+  const now = nowIso();
+  const fullPath = `${ns.full_path}/${path}`;
+  try {
+    const row = await insertProject(
+      c.db,
+      {
+        ...settingsPatch(input),
+        name,
+        path,
+        full_path: fullPath,
+        full_path_lower: fullPath.toLowerCase(),
+        namespace_id: ns.id,
+        creator_id: creator.id,
+        description: input.description ?? null,
+        visibility_level: level,
+        default_branch: input.default_branch || settings.defaultBranchName,
+        initialize_with_readme: input.initialize_with_readme ? 1 : 0,
+        runners_token: randomToken('GR1348941'),
+        last_activity_at: now,
+        created_at: now,
+        updated_at: now,
+      },
+      {
+        topics: cleanTopics(input.topics ?? input.tag_list) ?? [],
+        // The owner of a personal namespace becomes the project's owner member, as in the reference.
+        owner: ns.kind === 'group' || ns.owner_id === null ? null : { userId: ns.owner_id, accessLevel: ACCESS.OWNER },
+      },
+    );
+    return view(c, actor, row, { full: true });
+  } catch (err) {
+    // A concurrent request took the path between the check and the insert.
+    if (isUniqueViolation(err)) throw validation({ path: ['has already been taken'] });
+    throw err;
+  }
+}
+
+// ---- update ----
+
+export interface UpdateProjectInput extends ProjectSettingsInput {
+  name?: string;
+  path?: string;
+}
+
+export async function updateProject(c: Container, actor: Actor, idOrPath: number | string, input: UpdateProjectInput): Promise<ProjectView> {
+  const { row, access } = await findProject(c, actor, idOrPath);
+  if (!canAdminProject(access)) throw forbidden();
+  // rename_project and change_visibility_level belong to owners in the reference's policy.
+  if (input.name !== undefined && input.name !== '' && !isProjectOwner(access)) throw forbidden();
+  if (input.visibility !== undefined && !isProjectOwner(access)) throw forbidden();
+
+  const ns = (await findNamespaceById(c.db, row.namespace_id))!;
+  const errors: Record<string, string[]> = {};
+  const patch: ProjectPatch = settingsPatch(input);
+  if (input.name !== undefined && input.name !== row.name) {
+    const ne = nameErrors(input.name);
+    if (ne.length) errors.name = ne;
+    else if (await projectTaken(c.db, ns.id, 'name', input.name, row.id)) errors.name = ['has already been taken'];
+    patch.name = input.name;
+  }
+  let oldFullPath: string | undefined;
+  if (input.path !== undefined && input.path !== row.path) {
+    const pe = pathErrors(input.path, false);
+    if (pe.length) errors.path = pe;
+    else if ((await projectTaken(c.db, ns.id, 'path', input.path, row.id)) || (await findNamespaceByFullPath(c.db, `${ns.full_path}/${input.path}`))) {
+      errors.path = ['has already been taken'];
+    }
+    const full = `${ns.full_path}/${input.path}`;
+    Object.assign(patch, { path: input.path, full_path: full, full_path_lower: full.toLowerCase() });
+    oldFullPath = row.full_path;
+  }
+  await checkSettings(c, actor, ns, input.visibility === undefined ? undefined : VISIBILITY[input.visibility], input, errors);
+  if (Object.keys(errors).length) throw validation(errors);
+
+  patch.updated_at = nowIso();
+  try {
+    const updated = await updateProjectRow(c.db, row.id, patch, { topics: cleanTopics(input.topics ?? input.tag_list), oldFullPath });
+    return view(c, actor, updated, { full: true });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw validation({ path: ['has already been taken'] });
+    throw err;
+  }
+}
+
+// ---- transfer ----
+
+const transferFailed = (message: string) =>
+  exactError(400, { message: `Failed to transfer project ${rubyErrorsInspect({ new_namespace: [message] })}` });
+
+/** PUT /projects/:id/transfer: owners move a project to a namespace where they may create projects. */
+export async function transferProject(c: Container, actor: Actor, idOrPath: number | string, namespace: number | string): Promise<ProjectView> {
+  const { row, access } = await findProject(c, actor, idOrPath);
+  if (!isProjectOwner(access)) throw forbidden();
+
+  const s = String(namespace);
+  const target = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
+  if (!target) throw notFound('Namespace');
+  if (target.kind === 'group') {
+    // A group the caller cannot see is not found, as the reference's find_namespace! has it.
+    await findGroup(c, actor, target.id).catch(() => {
+      throw notFound('Namespace');
+    });
+  } else if (target.owner_id !== actor.user.id && !isAdmin(actor)) {
+    throw notFound('Namespace');
+  }
+
+  if (target.id === row.namespace_id) throw transferFailed('Project is already in this namespace.');
+  if (!(await canCreateProjectIn(c, actor, target))) throw transferFailed("You don't have permission to transfer projects into that namespace.");
+  if (
+    (await projectTaken(c.db, target.id, 'path', row.path, row.id)) ||
+    (await projectTaken(c.db, target.id, 'name', row.name, row.id)) ||
+    (await findNamespaceByFullPath(c.db, `${target.full_path}/${row.path}`))
+  ) {
+    throw transferFailed('Project with same name or path in target namespace already exists');
+  }
+
+  const full = `${target.full_path}/${row.path}`;
+  const patch: ProjectPatch = { namespace_id: target.id, full_path: full, full_path_lower: full.toLowerCase(), updated_at: nowIso() };
+  // A project may not be more visible than the group it moves into.
+  if (target.kind === 'group' && row.visibility_level > target.visibility_level) patch.visibility_level = target.visibility_level;
+  const updated = await updateProjectRow(c.db, row.id, patch, { oldFullPath: row.full_path });
+  return view(c, actor, updated, { full: true });
+}
+
+// ---- delete ----
+
+/**
+ * DELETE /projects/:id: owners and admins. Removal is immediate for now; delayed deletion
+ * (marked_for_deletion_on, restore) will branch here once the instance settings carry it.
+ */
+export async function deleteProject(c: Container, actor: Actor, idOrPath: number | string): Promise<void> {
+  const { row, access } = await findProject(c, actor, idOrPath);
+  if (!isProjectOwner(access)) throw forbidden();
+  await deleteProjectRow(c.db, row.id);
+}
+
+// ---- lists ----
+
+export const OFFSET_LIMIT = 50_000;
+const STATISTICS_ORDERS = ['repository_size', 'storage_size', 'packages_size', 'wiki_size'] as const;
+
+export interface ListProjectsInput {
+  archived?: boolean;
+  visibility?: VisibilityName;
+  search?: string;
+  search_namespaces?: boolean;
+  owned?: boolean;
+  starred?: boolean;
+  imported?: boolean;
+  membership?: boolean;
+  min_access_level?: number;
+  topic?: string[];
+  topic_id?: number;
+  last_activity_after?: string;
+  last_activity_before?: string;
+  id_after?: number;
+  id_before?: number;
+  with_issues_enabled?: boolean;
+  with_merge_requests_enabled?: boolean;
+  with_programming_language?: string;
+  simple?: boolean;
+  statistics?: boolean;
+  order_by: ProjectOrder | (typeof STATISTICS_ORDERS)[number];
+  sort: 'asc' | 'desc';
+}
+
+function isoOrInvalid(name: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) throw invalidParams(`${name} is invalid`);
+  return new Date(t).toISOString();
+}
+
+/** Projects the user has at least `min` in: direct membership, own namespace (owner), groups at or above. */
+async function authorizedScope(c: Container, actor: Actor, min: number): Promise<AuthorizedScope> {
+  return {
+    userId: actor.user.id,
+    minAccess: min,
+    today: today(),
+    personalNamespaceId: actor.user.namespace_id,
+    groupIds: (await relatedGroupIds(c, actor.user.id, min)).atOrBelow,
+  };
+}
+
+/** One page of projects, as the reference's projects finder: visibility first, then the filters. */
+async function listWith(
+  c: Container,
+  actor: Actor | null,
+  input: ListProjectsInput,
+  page: PageRequest,
+  base: Partial<ProjectListFilter>,
+): Promise<PageResult<ProjectView>> {
+  if (page.kind === 'offset' && page.page * page.perPage > OFFSET_LIMIT) {
+    throw exactError(405, {
+      error:
+        `Offset pagination has a maximum allowed offset of ${OFFSET_LIMIT} for requests that return objects of type Project. ` +
+        'Remaining records can be retrieved using keyset pagination.',
+    });
+  }
+  const admin = isAdmin(actor);
+  // Size orderings are for admins; everyone else gets the default order. Sizes are all zero until
+  // repositories exist, so for admins they order by id alone.
+  let orderBy: ProjectOrder = 'created_at';
+  if ((STATISTICS_ORDERS as readonly string[]).includes(input.order_by)) orderBy = admin ? 'id' : 'created_at';
+  else orderBy = input.order_by as ProjectOrder;
+
+  const f: ProjectListFilter = {
+    scope: { kind: 'public' },
+    ...base,
+    archived: input.archived,
+    visibilityLevel: input.visibility === undefined ? undefined : VISIBILITY[input.visibility],
+    search: input.search || undefined,
+    searchNamespaces: input.search_namespaces,
+    topics: cleanTopics(input.topic),
+    lastActivityAfter: isoOrInvalid('last_activity_after', input.last_activity_after),
+    lastActivityBefore: isoOrInvalid('last_activity_before', input.last_activity_before),
+    idAfter: input.id_after,
+    idBefore: input.id_before,
+    withIssuesEnabled: input.with_issues_enabled,
+    withMergeRequestsEnabled: input.with_merge_requests_enabled,
+    orderBy,
+    sort: input.sort,
+  };
+
+  if (!actor) {
+    f.scope = { kind: 'public' };
+    if (input.owned || input.membership || input.min_access_level !== undefined) f.none = true;
+  } else {
+    f.scope = admin ? { kind: 'all' } : { kind: 'user', levels: visibleLevelsFor(actor), access: await authorizedScope(c, actor, ACCESS.GUEST) };
+    if (input.owned) f.authorized = await authorizedScope(c, actor, ACCESS.OWNER);
+    else if (input.min_access_level !== undefined) f.authorized = await authorizedScope(c, actor, input.min_access_level);
+    else if (input.membership) f.authorized = await authorizedScope(c, actor, ACCESS.GUEST);
+    // Stars come with their own issue: nobody has starred anything yet.
+    if (input.starred) f.none = true;
+    if (input.imported) f.importedBy = actor.user.id;
+  }
+  // Topics by id and programming languages need topics and repositories that do not exist yet: nothing matches.
+  if (input.topic_id !== undefined || input.with_programming_language) f.none = true;
+
+  const result = await pageProjects(c.db, f, page);
+  const items = await buildViews(c, actor, result.items, { full: actor !== null && !input.simple, statistics: input.statistics });
+  return { ...result, items };
+}
+
+/** GET /projects. */
+export const listProjects = (c: Container, actor: Actor | null, input: ListProjectsInput, page: PageRequest) => listWith(c, actor, input, page, {});
+
+/** GET /users/:user_id/projects: the projects in that user's personal namespace. */
+export async function listUserProjects(
+  c: Container,
+  actor: Actor | null,
+  userIdOrName: string,
+  input: ListProjectsInput,
+  page: PageRequest,
+): Promise<PageResult<ProjectView>> {
+  const user = await findUserByIdOrUsername(c.db, userIdOrName);
+  if (!user) throw notFound('User');
+  // A private profile hides the user's projects from everyone but the user and admins.
+  const hidden = user.private_profile === 1 && !isAdmin(actor) && actor?.user.id !== user.id;
+  return listWith(c, actor, input, page, { namespaceIds: user.namespace_id === null ? [] : [user.namespace_id], none: hidden || undefined });
+}
+
+/** GET /groups/:id/projects: projects in the group (and the groups below it with include_subgroups). */
+export async function listGroupProjects(
+  c: Container,
+  actor: Actor | null,
+  groupIdOrPath: number | string,
+  input: ListProjectsInput & { include_subgroups?: boolean },
+  page: PageRequest,
+): Promise<PageResult<ProjectView>> {
+  const { row } = await findGroup(c, actor, groupIdOrPath);
+  const ids = input.include_subgroups ? (await findSelfAndDescendants(c.db, row)).map((n) => n.id) : [row.id];
+  return listWith(c, actor, input, page, { namespaceIds: ids });
+}

@@ -1,0 +1,64 @@
+// The real clients, unchanged, against a listening Anvil: python-gitlab 3.12 and @gitbeaker/rest 43.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+
+const run = promisify(execFile);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PYTHON = '/usr/bin/python3'; // Debian's python3-gitlab lives there (installed by .ci/run)
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`real clients (${dialect})`, () => {
+    let t: TestApp;
+    let url: string;
+    before(async () => {
+      const port = await freePort();
+      url = `http://127.0.0.1:${port}`;
+      t = await buildTestApp(dialect, { ANVIL_EXTERNAL_URL: url });
+      await t.app.listen({ port, host: '127.0.0.1' });
+      // enough users and groups that per_page=2 needs several pages
+      for (let i = 0; i < 5; i++) await t.createUser();
+    });
+    after(async () => t.close());
+
+    const expectations = (seen: any, suffix: string, prefix: string) => {
+      assert.equal(seen.me, 'root');
+      assert.equal(seen.created_user, `${prefix}${suffix}`);
+      assert.equal(seen.token_user, `${prefix}${suffix}`);
+      assert.equal(seen.group_path, `${prefix === 'py' ? 'py-group' : 'gb-group'}-${suffix}`);
+      assert.ok(seen.user_count >= 7, `all pages of users were read (${seen.user_count})`);
+      assert.equal(seen.user_ids_unique, true);
+      assert.ok(seen.group_paths.includes(seen.group_path));
+    };
+
+    it('python-gitlab: authenticate, create a user and its token, create a group, list users and groups through all pages', async () => {
+      const suffix = `${dialect}${Date.now() % 100000}`;
+      const { stdout } = await run(PYTHON, [path.join(here, 'python_client.py')], {
+        env: { ...process.env, ANVIL_URL: url, ANVIL_TOKEN: t.rootToken, SUFFIX: suffix },
+      });
+      expectations(JSON.parse(stdout.trim().split('\n').pop()!), suffix, 'py');
+    });
+
+    it('@gitbeaker/rest: the same through its API', async () => {
+      const suffix = `${dialect}${Date.now() % 100000}`;
+      const { stdout } = await run(process.execPath, [path.join(here, 'gitbeaker_client.mjs')], {
+        env: { ...process.env, ANVIL_URL: url, ANVIL_TOKEN: t.rootToken, SUFFIX: suffix },
+      });
+      expectations(JSON.parse(stdout.trim().split('\n').pop()!), suffix, 'gb');
+    });
+  });
+}

@@ -1,0 +1,78 @@
+// Helpers for the application settings tests: a second node on the same database.
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/app.js';
+import { closeContainer, createContainer, type Container } from '../../src/container.js';
+import type { TestApp } from './build.js';
+
+export interface SecondNode {
+  c: Container;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Another Anvil process in miniature: its own container (pool, caches) and app, same database and key. */
+export async function startSecondNode(t: TestApp): Promise<SecondNode> {
+  const c = await createContainer(t.c.config, { log: pino({ level: 'silent' }) });
+  const app = await buildApp(c);
+  await app.ready();
+  return {
+    c,
+    app,
+    async close() {
+      await app.close();
+      await closeContainer(c);
+    },
+  };
+}
+
+/** The names the spec lists under "Application settings" (independent of the code's table). */
+export const SPEC_SETTING_NAMES = `
+abuse_notification_email admin_mode admin_notification_email after_sign_out_path after_sign_up_text
+allow_group_owners_to_manage_ldap allow_local_requests_from_hooks_and_services allow_local_requests_from_system_hooks
+allow_local_requests_from_web_hooks_and_services archive_builds_in_human_readable asset_proxy_allowlist asset_proxy_enabled
+asset_proxy_secret_key asset_proxy_url asset_proxy_whitelist authorized_keys_enabled auto_devops_domain auto_devops_enabled
+automatic_purchased_storage_allocation avatarservice_enabled check_namespace_plan commit_email_hostname
+container_expiration_policies_enable_historic_entries container_registry_cleanup_tags_service_max_list_size
+container_registry_delete_tags_service_timeout container_registry_expiration_policies_caching
+container_registry_expiration_policies_worker_capacity container_registry_token_expire_delay dashboard_tool_enabled
+dashboard_tool_url deactivate_dormant_users default_artifacts_expire_in default_branch_name default_branch_protection
+default_ci_config_path default_group_visibility default_project_creation default_project_visibility default_projects_limit
+default_snippet_visibility delayed_group_deletion delayed_project_deletion delete_inactive_projects deletion_adjourned_period
+diagram_renderer_a_enabled diagram_renderer_a_url diagram_renderer_b_enabled diagram_renderer_b_url diff_max_files
+diff_max_lines diff_max_patch_bytes disable_feed_token disabled_oauth_sign_in_sources dns_rebinding_protection_enabled
+domain_allowlist domain_denylist domain_denylist_enabled dsa_key_restriction ecdsa_key_restriction ecdsa_sk_key_restriction
+ed25519_key_restriction ed25519_sk_key_restriction email_additional_text email_author_in_body enabled_git_access_protocol
+enforce_namespace_storage_limit enforce_terms external_auth_client_cert external_auth_client_key external_auth_client_key_pass
+external_authorization_service_default_label external_authorization_service_enabled external_authorization_service_timeout
+external_authorization_service_url external_pipeline_validation_service_timeout external_pipeline_validation_service_token
+external_pipeline_validation_service_url file_template_project_id first_day_of_week floc_enabled geo_node_allowed_ips
+geo_status_timeout git_two_factor_session_expiry hashed_storage_enabled help_page_hide_commercial_content
+help_page_support_url help_page_text help_text hide_third_party_offers home_page_url housekeeping_bitmaps_enabled
+housekeeping_enabled housekeeping_full_repack_period housekeeping_gc_period housekeeping_incremental_repack_period
+html_emails_enabled import_sources in_product_marketing_emails_enabled inactive_projects_delete_after_months
+inactive_projects_min_size_mb inactive_projects_send_warning_email_after_months invisible_captcha_enabled
+issues_create_limit keep_latest_artifact local_markdown_version mailprovider_events_enabled mailprovider_signing_key
+maintenance_mode maintenance_mode_message managedcluster_access_key_id managedcluster_account_id
+managedcluster_integration_enabled managedcluster_secret_access_key max_artifacts_size max_attachment_size max_export_size
+max_import_size max_pages_size max_personal_access_token_lifetime max_ssh_key_lifetime metrics_endpoint_enabled
+metrics_method_call_threshold mirror_available mirror_capacity_threshold mirror_max_capacity mirror_max_delay
+npm_package_requests_forwarding outbound_local_requests_whitelist pages_domain_verification_enabled
+password_authentication_enabled_for_git password_authentication_enabled_for_web password_lowercase_required
+password_number_required password_symbol_required password_uppercase_required performance_bar_allowed_group_id
+performance_bar_allowed_group_path performance_bar_enabled personal_access_token_prefix pipeline_limit_per_project_user_sha
+polling_interval_multiplier project_export_enabled protected_ci_variables push_event_activities_limit push_event_hooks_limit
+pypi_package_requests_forwarding rate_limiting_response_text raw_blob_request_limit recaptcha_enabled repository_storages
+repository_storages_weighted repostorage_timeout_default repostorage_timeout_fast repostorage_timeout_medium
+require_admin_approval_after_user_signup restricted_visibility_levels rsa_key_restriction search_rate_limit
+search_rate_limit_unauthenticated searchengine_aws searchengine_aws_access_key searchengine_aws_region
+searchengine_aws_secret_access_key searchengine_indexed_field_length_limit searchengine_indexed_file_size_limit_kb
+searchengine_indexing searchengine_limit_indexing searchengine_max_bulk_concurrency searchengine_max_bulk_size_mb
+searchengine_namespace_ids searchengine_password searchengine_project_ids searchengine_search searchengine_url
+searchengine_username session_expire_delay sign_in_text signup_enabled snippet_size_limit spamfilter_api_key
+spamfilter_enabled terminal_max_session_time terms user_email_lookup_limit user_oauth_applications
+user_show_add_ssh_key_message wiki_page_max_content_bytes
+`.trim().split(/\s+/);
+
+/** Secrets the reference's entity never returns; every other secret is shown only as a mask. */
+export const HIDDEN_SECRETS = ['asset_proxy_secret_key', 'managedcluster_secret_access_key'];
