@@ -3,6 +3,7 @@ import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
 import type { DB, NamespacesTable } from '../schema.js';
+import { refreshProjectPaths } from './projects.js';
 
 export type NamespaceRow = Selectable<NamespacesTable>;
 
@@ -76,6 +77,7 @@ export async function updateNamespaceTree(db: Kysely<DB>, group: NamespaceRow, p
   return db.transaction().execute(async (tx) => {
     const updated = await updateNamespace(tx, group.id, patch);
     if (updated.full_path !== group.full_path) {
+      await refreshProjectPaths(tx, group.full_path, updated.full_path);
       const below = await tx.selectFrom('namespaces').select(['id', 'full_path']).where(underPath(group.full_path_lower)).execute();
       for (const d of below) {
         const full = updated.full_path + d.full_path.slice(group.full_path.length);

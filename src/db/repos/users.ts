@@ -4,6 +4,7 @@ import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
 import type { DB, NamespacesTable, UsersTable } from '../schema.js';
 import { insertNamespace } from './namespaces.js';
+import { refreshProjectPaths } from './projects.js';
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
@@ -140,8 +141,10 @@ export async function highestAccessLevel(db: Kysely<DB>, userId: number): Promis
 /** Changes a user and keeps its personal namespace's path and name in step, in one transaction. */
 export async function updateUserWithNamespace(db: Kysely<DB>, id: number, patch: Updateable<UsersTable>): Promise<UserRow | undefined> {
   return db.transaction().execute(async (tx) => {
+    const before = await tx.selectFrom('users').select('username').where('id', '=', id).executeTakeFirst();
     const user = await tx.updateTable('users').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
-    if (!user || (patch.username === undefined && patch.name === undefined)) return user;
+    if (!user || !before || (patch.username === undefined && patch.name === undefined)) return user;
+    if (before.username !== user.username) await refreshProjectPaths(tx, before.username, user.username);
     await tx
       .updateTable('namespaces')
       .set({ name: user.name, path: user.username, full_path: user.username, full_path_lower: user.username_lower, updated_at: user.updated_at })
