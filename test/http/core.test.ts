@@ -88,6 +88,16 @@ for (const dialect of DIALECTS) {
       assert.equal(r.status, 414);
     });
 
+    it('admin routes answer 403 to a non-admin before looking at parameters (401 without a token)', async () => {
+      const u = await t.createUser();
+      const r = await t.request('POST', '/api/v4/users', { token: u.token, body: {} });
+      assert.equal(r.status, 403);
+      assert.deepEqual(r.body, { message: '403 Forbidden' });
+      assert.equal((await t.request('POST', '/api/v4/users', { token: null, body: {} })).status, 401);
+      const admin = await t.request('POST', '/api/v4/users', { body: {} });
+      assert.equal(admin.status, 400);
+    });
+
     describe('sudo', () => {
       it('lets an admin token with the sudo scope act as another user, by id or case-insensitive username', async () => {
         const u = await t.createUser({ username: 'SudoTarget' });

@@ -58,6 +58,7 @@ export const projectRoutes = [
   route({
     method: 'POST',
     path: '/projects/user/:user_id',
+    admin: true,
     tag: TAG,
     summary: 'Create a project for a user (admin)',
     params: T.Object({ ...CreateProjectParams.properties, user_id: T.Integer(), name: T.String() }),

@@ -7,6 +7,7 @@ export const settingsRoutes = [
   route({
     method: 'GET',
     path: '/application/settings',
+    admin: true,
     tag: 'settings',
     summary: 'The current application settings (administrators only)',
     response: ApplicationSettings,
@@ -15,6 +16,7 @@ export const settingsRoutes = [
   route({
     method: 'PUT',
     path: '/application/settings',
+    admin: true,
     tag: 'settings',
     summary: 'Change application settings (administrators only)',
     params: SettingsParams,

@@ -116,6 +116,7 @@ export const tokenRoutes = [
   route({
     method: 'POST',
     path: '/users/:user_id/personal_access_tokens',
+    admin: true,
     tag,
     summary: 'Create a personal access token for a user (admin)',
     params: T.Object({ ...UserId, ...CreateTokenParams }),
@@ -128,6 +129,7 @@ export const tokenRoutes = [
   route({
     method: 'GET',
     path: '/users/:user_id/impersonation_tokens',
+    admin: true,
     tag: 'impersonation_tokens',
     summary: "A user's impersonation tokens (admin)",
     params: T.Object({ ...UserId, state: T.Optional(OneOf(['all', 'active', 'inactive'] as const, { default: 'all' })) }),
@@ -139,6 +141,7 @@ export const tokenRoutes = [
   route({
     method: 'POST',
     path: '/users/:user_id/impersonation_tokens',
+    admin: true,
     tag: 'impersonation_tokens',
     summary: 'Create an impersonation token (admin)',
     params: T.Object({ ...UserId, ...CreateImpersonationParams }),
@@ -151,6 +154,7 @@ export const tokenRoutes = [
   route({
     method: 'GET',
     path: '/users/:user_id/impersonation_tokens/:impersonation_token_id',
+    admin: true,
     tag: 'impersonation_tokens',
     summary: 'One impersonation token (admin)',
     params: T.Object({ ...UserId, impersonation_token_id: T.Integer() }),
@@ -161,6 +165,7 @@ export const tokenRoutes = [
   route({
     method: 'DELETE',
     path: '/users/:user_id/impersonation_tokens/:impersonation_token_id',
+    admin: true,
     tag: 'impersonation_tokens',
     summary: 'Revoke an impersonation token (admin)',
     params: T.Object({ ...UserId, impersonation_token_id: T.Integer() }),

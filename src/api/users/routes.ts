@@ -51,6 +51,7 @@ const stateChange = (action: string, summary: string, run: typeof blockUser) =>
   route({
     method: 'POST',
     path: `${USER_ID_PATH}/${action}`,
+    admin: true,
     tag: 'users',
     summary,
     params: T.Object(IdParam),
@@ -138,6 +139,7 @@ export const userRoutes = [
   route({
     method: 'POST',
     path: '/users',
+    admin: true,
     tag: 'users',
     summary: 'Create a user (admin)',
     params: T.Object({
@@ -157,6 +159,7 @@ export const userRoutes = [
   route({
     method: 'PUT',
     path: USER_ID_PATH,
+    admin: true,
     tag: 'users',
     summary: 'Update a user (admin)',
     params: T.Object({
@@ -178,6 +181,7 @@ export const userRoutes = [
   route({
     method: 'DELETE',
     path: USER_ID_PATH,
+    admin: true,
     tag: 'users',
     summary: 'Delete a user (admin)',
     status: 204,

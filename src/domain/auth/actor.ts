@@ -1,3 +1,4 @@
+import { forbidden, unauthorized } from '../errors.js';
 import type { UserRow } from '../../db/repos/users.js';
 
 export type AuthVia = 'personal_access_token' | 'impersonation_token' | 'oauth' | 'session' | 'job_token';
@@ -14,3 +15,10 @@ export interface Actor {
 }
 
 export const isAdmin = (actor: Actor | null): boolean => !!actor && actor.user.admin === 1;
+
+/** The reference's `authenticated_as_admin!`: 401 for nobody, 403 for a non-admin. */
+export function requireAdmin(actor: Actor | null): Actor {
+  if (!actor) throw unauthorized();
+  if (!isAdmin(actor)) throw forbidden();
+  return actor;
+}

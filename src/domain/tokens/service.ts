@@ -12,7 +12,7 @@ import {
   type PersonalAccessTokenRow,
 } from '../../db/repos/tokens.js';
 import { findUserById } from '../../db/repos/users.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import { isAdmin, requireAdmin, type Actor } from '../auth/actor.js';
 import { badRequest, forbidden, invalidParams, methodNotAllowed, notFound, validation } from '../errors.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { digest, randomToken } from '../shared/secrets.js';
@@ -59,10 +59,6 @@ export async function issueToken(c: Container, input: IssueTokenInput): Promise<
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
-
-function requireAdmin(actor: Actor): void {
-  if (!isAdmin(actor)) throw forbidden();
-}
 
 /** `expires_at` as given (YYYY-MM-DD), or null; a date that is not in the future is refused. */
 function expiryOf(expiresAt: string | undefined): string | null {

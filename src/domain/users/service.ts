@@ -19,7 +19,7 @@ import {
   type UserOrderBy,
   type UserRow,
 } from '../../db/repos/users.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import { isAdmin, requireAdmin, type Actor } from '../auth/actor.js';
 import { conflict, forbidden, invalidParams, notFound, unauthorized, validation } from '../errors.js';
 import { mapPage, type PageRequest, type PageResult } from '../shared/page.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
@@ -112,12 +112,6 @@ const view = (user: UserRow, form: UserForm, actor: Actor | null, highestRole = 
   viewerSignedIn: actor !== null,
   highestRole,
 });
-
-function requireAdmin(actor: Actor | null): Actor {
-  if (!actor) throw unauthorized();
-  if (!isAdmin(actor)) throw forbidden();
-  return actor;
-}
 
 async function findUserOr404(c: Container, id: number): Promise<UserRow> {
   const user = await findUserById(c.db, id);
