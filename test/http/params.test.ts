@@ -36,6 +36,16 @@ const echo = route({
   },
 });
 
+const boom = route({
+  method: 'GET',
+  path: '/test/boom',
+  tag: 'test',
+  summary: 'throws an unexpected error',
+  handler: async () => {
+    throw new Error('secret internals: /etc/passwd at line 42');
+  },
+});
+
 function multipart(fields: [string, string][], files: { name: string; filename: string; content: string }[] = []) {
   const boundary = '----anvil-test-boundary';
   let body = '';
@@ -51,7 +61,7 @@ for (const dialect of DIALECTS) {
   describe(`parameters (${dialect})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp(dialect, {}, { extraRoutes: [echo] });
+      t = await buildTestApp(dialect, {}, { extraRoutes: [echo, boom] });
     });
     after(async () => t.close());
 
@@ -128,6 +138,13 @@ for (const dialect of DIALECTS) {
     it('malformed JSON is a 400, not a 500', async () => {
       const r = await t.request('POST', '/api/v4/test/echo/1?name=x', { payload: '{oops', headers: { 'content-type': 'application/json' } });
       assert.equal(r.status, 400);
+    });
+
+    it('an unexpected error is a bare 500 that shows no internals', async () => {
+      const r = await t.get('/api/v4/test/boom');
+      assert.equal(r.status, 500);
+      assert.deepEqual(r.body, { message: '500 Internal Server Error' });
+      assert.ok(!r.text.includes('secret internals'));
     });
 
     it('auth comes before parameter validation (401 for a bad request without a token)', async () => {
