@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import Fastify from 'fastify';
 
 interface Fixture {
-  path: string;
+  /** Path and query; scenarios on one path with different queries get their own answers. */
+  url: string;
   status: number;
   headers: Record<string, string>;
   body: string; // base64
@@ -14,10 +15,11 @@ interface Fixture {
 const [file, port] = process.argv.slice(2);
 const fixtures = JSON.parse(fs.readFileSync(file, 'utf8')) as Fixture[];
 const app = Fastify({ logger: false });
-for (const f of fixtures) {
-  const body = Buffer.from(f.body, 'base64');
-  app.get(f.path, (_req, reply) => {
-    reply.code(f.status).headers(f.headers).send(body);
+const byUrl = new Map(fixtures.map((f) => [f.url, { ...f, bytes: Buffer.from(f.body, 'base64') }]));
+for (const path of new Set(fixtures.map((f) => f.url.split('?')[0]))) {
+  app.get(path, (req, reply) => {
+    const f = byUrl.get(req.url)!;
+    reply.code(f.status).headers(f.headers).send(f.bytes);
   });
 }
 await app.listen({ port: Number(port), host: '127.0.0.1' });

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { seedProjects, type SeededProjects } from './projects.js';
 import { ROOT, distIsFresh, freePort, rssOf, startServer, waitForHealth, type RunningServer } from './server.js';
 
 const TOKEN = 'bench-root-token-0123456789abcdef';
@@ -25,14 +26,17 @@ const CONNECTIONS = Number(process.env.ANVIL_BENCH_CONNECTIONS ?? 10);
 export interface BenchContext {
   url: string;
   token: string;
+  /** Where the server keeps its data, and its PostgreSQL URL (null on SQLite): for seeds that write rows directly. */
+  dataDir: string;
+  databaseUrl: string | null;
   /** A call to the running server as root; throws unless the status is 2xx. */
   api(method: string, path: string, body?: unknown): Promise<any>;
 }
 
 export interface Scenario {
   name: string;
-  /** GET path with its query, e.g. `/api/v4/projects?per_page=20`. */
-  path: string;
+  /** GET path with its query, e.g. `/api/v4/projects?per_page=20`; a function when it depends on the seed. */
+  path: string | (() => string);
   /** Send root's token (default true). */
   auth?: boolean;
   seed?: (ctx: BenchContext) => Promise<void>;
@@ -40,8 +44,18 @@ export interface Scenario {
 
 export const SCENARIOS: Scenario[] = [
   { name: 'GET /user', path: '/api/v4/user' },
-  // e.g. { name: 'GET /projects', path: '/api/v4/projects?per_page=20', seed: async (ctx) => { … } },
+  // PROJECTS: 100,000 projects (see bench/projects.ts); latencies must not grow with the table.
+  { name: 'GET /projects (100k)', path: '/api/v4/projects?per_page=20', seed: async (ctx) => void (await seedProjects(ctx)) },
+  {
+    name: 'GET /projects keyset p1000',
+    path: () => `/api/v4/projects?pagination=keyset&order_by=id&sort=asc&per_page=20&id_after=${seededProjects!.keysetPage1000After}`,
+    seed: async (ctx) => void (seededProjects = await seedProjects(ctx)),
+  },
+  { name: 'GET /projects/:id (100k)', path: () => `/api/v4/projects/${seededProjects!.middleId}`, seed: async (ctx) => void (seededProjects = await seedProjects(ctx)) },
 ];
+
+let seededProjects: SeededProjects | null = null;
+const pathOf = (sc: Scenario) => (typeof sc.path === 'function' ? sc.path() : sc.path);
 
 interface Measured {
   rps: number;
@@ -139,6 +153,8 @@ async function main() {
     const ctx: BenchContext = {
       url,
       token: TOKEN,
+      dataDir: server.dataDir,
+      databaseUrl: pgDb?.url ?? null,
       async api(method, p, body) {
         const r = await fetch(url + p, {
           method,
@@ -154,11 +170,11 @@ async function main() {
     const fixtures = [];
     for (const sc of SCENARIOS) {
       await sc.seed?.(ctx);
-      const r = await fetch(url + sc.path, { headers: sc.auth === false ? {} : { 'private-token': TOKEN } });
+      const r = await fetch(url + pathOf(sc), { headers: sc.auth === false ? {} : { 'private-token': TOKEN } });
       if (r.status !== 200) throw new Error(`${sc.name}: ${r.status} ${await r.text()}`);
       const headers: Record<string, string> = {};
       r.headers.forEach((v, k) => KEEP_HEADER(k) && (headers[k] = v));
-      fixtures.push({ path: sc.path.split('?')[0], status: r.status, headers, body: Buffer.from(await r.arrayBuffer()).toString('base64') });
+      fixtures.push({ url: pathOf(sc), status: r.status, headers, body: Buffer.from(await r.arrayBuffer()).toString('base64') });
     }
     const fixturesFile = path.join(tmp, 'fixtures.json');
     fs.writeFileSync(fixturesFile, JSON.stringify(fixtures));
@@ -169,8 +185,8 @@ async function main() {
     process.stdout.write(`${'scenario'.padEnd(28)}${'target'.padEnd(8)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'ratio'.padStart(8)}\n`);
     for (const sc of SCENARIOS) {
       const headers: Record<string, string> = sc.auth === false ? {} : { 'private-token': TOKEN };
-      const a = await measure(url + sc.path, headers);
-      const b = await measure(bare.url + sc.path, headers);
+      const a = await measure(url + pathOf(sc), headers);
+      const b = await measure(bare.url + pathOf(sc), headers);
       for (const [who, m] of [['anvil', a], ['bare', b]] as const) {
         if (m.errors || m.non2xx) process.stdout.write(`  warning: ${who} had ${m.errors} errors and ${m.non2xx} non-2xx answers\n`);
       }

@@ -80,6 +80,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
       req.log.error({ err }, 'unhandled error');
       return sendJson(reply, INTERNAL.status, JSON.stringify(INTERNAL.body));
     }
+    if (mapped.headers) reply.headers(mapped.headers);
     if (typeof mapped.body === 'string') {
       return reply.code(mapped.status).header('content-type', 'text/plain').send(mapped.body);
     }

@@ -7,7 +7,9 @@ import type { Config } from './config.js';
 import { dialectOf, openDatabase, type Dialect } from './db/dialect.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import type { DB } from './db/schema.js';
+import { registerEventJobs } from './domain/events/service.js';
 import { Queue } from './queue/queue.js';
+import { registerProjectJobs } from './domain/projects/jobs.js';
 import type { BlobStorage } from './storage/blob.js';
 import { LocalBlobStorage } from './storage/local.js';
 
@@ -43,7 +45,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
   const db = openDatabase(config);
   await migrateToLatest(db);
   const log = opts.log ?? createLogger(config);
-  return {
+  const c: Container = {
     config,
     db,
     dialect: dialectOf(db),
@@ -51,6 +53,10 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
     queue: new Queue(db, log, { workers: config.queueWorkers }),
     storage: new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
   };
+  // Job handlers, by area: every node can run every job.
+  registerProjectJobs(c);
+  await registerEventJobs(c);
+  return c;
 }
 
 export async function closeContainer(c: Container): Promise<void> {

@@ -189,6 +189,8 @@ export interface ProjectsTable {
   forked_from_id: number | null;
   avatar_path: string | null;
   marked_for_deletion_on: string | null; // YYYY-MM-DD
+  /** Who asked for the delayed deletion (the author of the real removal). */
+  deleting_user_id: number | null;
   import_type: string | null;
   import_url: string | null;
   import_status: Default<string>; // none | scheduled | started | finished | failed
@@ -212,7 +214,94 @@ export interface ProjectRedirectsTable {
   created_at: string;
 }
 
+export interface ProjectGroupLinksTable {
+  id: Generated<number>;
+  project_id: number;
+  group_id: number;
+  group_access: number;
+  expires_at: string | null; // YYYY-MM-DD
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectHooksTable {
+  id: Generated<number>;
+  project_id: number;
+  url: string;
+  token_encrypted: string | null;
+  push_events: Default<Bool>;
+  push_events_branch_filter: string | null;
+  tag_push_events: Default<Bool>;
+  merge_requests_events: Default<Bool>;
+  repository_update_events: Default<Bool>;
+  issues_events: Default<Bool>;
+  confidential_issues_events: Default<Bool>;
+  note_events: Default<Bool>;
+  confidential_note_events: Default<Bool>;
+  pipeline_events: Default<Bool>;
+  wiki_page_events: Default<Bool>;
+  deployment_events: Default<Bool>;
+  job_events: Default<Bool>;
+  releases_events: Default<Bool>;
+  enable_ssl_verification: Default<Bool>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectStarsTable {
+  id: Generated<number>;
+  user_id: number;
+  project_id: number;
+  created_at: string;
+}
+
+/** Application rate-limit counters: hits of one key in one fixed window (migration 010). */
+export interface RateLimitsTable {
+  key: string;
+  window_start: string;
+  count: number;
+}
+
+/** Custom attributes of users, groups and projects (admin-only key/value pairs). */
+export interface CustomAttributesTable {
+  id: Generated<number>;
+  kind: string; // user | group | project
+  subject_id: number;
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Activity events: what a user did, in which project (null when that project is gone). */
+export interface EventsTable {
+  id: Generated<number>;
+  project_id: number | null;
+  author_id: number;
+  action: string; // created | updated | closed | reopened | pushed | commented | merged | joined | left | destroyed | expired | approved
+  target_type: string | null;
+  target_id: number | null;
+  target_iid: number | null;
+  target_title: string | null;
+  created_at: string;
+}
+
+/** What a push event pushed (the spec's `push_data`). */
+export interface PushEventPayloadsTable {
+  event_id: number;
+  commit_count: number;
+  action: string; // created | removed | pushed
+  ref_type: string; // branch | tag
+  commit_from: string | null;
+  commit_to: string | null;
+  ref: string | null;
+  commit_title: string | null;
+}
+
 export interface DB {
+  custom_attributes: CustomAttributesTable;
+  events: EventsTable;
+  push_event_payloads: PushEventPayloadsTable;
   users: UsersTable;
   namespaces: NamespacesTable;
   members: MembersTable;
@@ -224,4 +313,8 @@ export interface DB {
   projects: ProjectsTable;
   project_topics: ProjectTopicsTable;
   project_redirects: ProjectRedirectsTable;
+  project_stars: ProjectStarsTable;
+  project_group_links: ProjectGroupLinksTable;
+  project_hooks: ProjectHooksTable;
+  rate_limits: RateLimitsTable;
 }

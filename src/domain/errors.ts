@@ -15,7 +15,7 @@ export type ErrorKind =
   | { kind: 'unprocessable'; message: string }
   | { kind: 'method_not_allowed'; message: string | null }
   | { kind: 'precondition_failed' }
-  | { kind: 'too_many_requests'; text: string }
+  | { kind: 'too_many_requests'; text: string; headers?: Record<string, string> } // text/plain, with Retry-After etc.
   | { kind: 'not_modified' }
   | { kind: 'exact'; status: number; body: unknown };  // an exact body the reference sends
 
@@ -37,6 +37,6 @@ export const conflict = (message: string) => new DomainError({ kind: 'conflict',
 export const unprocessable = (message: string) => new DomainError({ kind: 'unprocessable', message });
 export const methodNotAllowed = (message: string | null = null) => new DomainError({ kind: 'method_not_allowed', message });
 export const preconditionFailed = () => new DomainError({ kind: 'precondition_failed' });
-export const tooManyRequests = (text: string) => new DomainError({ kind: 'too_many_requests', text });
+export const tooManyRequests = (text: string, headers: Record<string, string> = {}) => new DomainError({ kind: 'too_many_requests', text, headers });
 export const notModified = () => new DomainError({ kind: 'not_modified' });
 export const exactError = (status: number, body: unknown) => new DomainError({ kind: 'exact', status, body });

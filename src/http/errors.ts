@@ -5,6 +5,7 @@ import { DomainError, type ErrorKind } from '../domain/errors.js';
 export interface HttpError {
   status: number;
   body: unknown; // object → JSON; string → text/plain
+  headers?: Record<string, string>;
 }
 
 export const UNKNOWN_ROUTE: HttpError = { status: 404, body: { error: '404 Not Found' } };
@@ -44,7 +45,7 @@ export function fromKind(e: ErrorKind): HttpError {
     case 'precondition_failed':
       return { status: 412, body: { message: '412 Precondition Failed' } };
     case 'too_many_requests':
-      return { status: 429, body: e.text };
+      return { status: 429, body: e.text, headers: e.headers };
     case 'not_modified':
       return { status: 304, body: '' };
     case 'exact':

@@ -1,6 +1,7 @@
 // The one way an API route is declared and run. A route names its path, who may call it,
 // its parameters and its response schema; this file does auth, sudo, scopes, parameter
 // parsing, pagination and exact serialization the same way for every route.
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type as T, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
@@ -62,6 +63,16 @@ export interface ApiRoute<P extends TObject = TObject> {
   /** Present when the list supports `pagination=keyset` for the given parameters. */
   keyset?: KeysetSupport;
   handler: (ctx: RouteContext<Static<P>>) => Promise<unknown>;
+}
+
+/** A handler's answer that is a file, not JSON (uploads, avatars): streamed with its type and length. */
+export class FileBody {
+  constructor(
+    readonly stream: Readable,
+    readonly contentType: string,
+    readonly size: number,
+    readonly headers: Record<string, string> = {},
+  ) {}
 }
 
 /** Declares a route with its parameter types inferred from its schema. */
@@ -134,6 +145,9 @@ export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<an
         const [pathOnly, query = ''] = req.url.split('?');
         reply.headers(pageHeaders(page, pageResult as PageResult<{ id?: unknown }>, c.config.externalUrl + pathOnly, new URLSearchParams(query)));
         return sendJson(reply, code, serialize!(pageResult.items));
+      }
+      if (result instanceof FileBody) {
+        return reply.code(code).headers({ ...result.headers, 'content-type': result.contentType, 'content-length': String(result.size) }).send(result.stream);
       }
       if (code === 204 || !serialize || result === undefined) return reply.code(code).send();
       return sendJson(reply, code, serialize(result));

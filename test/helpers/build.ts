@@ -37,6 +37,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Raw payload with its own content type (form, multipart, text). */
   payload?: string | Buffer;
+  /** The client's address as the server sees it (default 127.0.0.1). */
+  remoteAddress?: string;
 }
 
 export interface TestApp {
@@ -103,7 +105,7 @@ export async function buildTestApp(
       payload = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await app.inject({ method: method as any, url, headers, payload });
+    const res = await app.inject({ method: method as any, url, headers, payload, remoteAddress: opts.remoteAddress });
     let body: any = undefined;
     if (String(res.headers['content-type'] ?? '').startsWith('application/json') && res.body !== '') body = JSON.parse(res.body);
     return { status: res.statusCode, headers: res.headers as any, body, text: res.body };

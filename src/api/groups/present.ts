@@ -14,7 +14,7 @@ export const groupWebUrl = (c: Container, g: NamespaceRow) => `${c.config.extern
 export const groupAvatarUrl = (c: Container, g: NamespaceRow) =>
   g.avatar_path ? `${c.config.externalUrl}/uploads/-/system/group/avatar/${g.id}/${g.avatar_path}` : null;
 
-export function presentGroup(c: Container, { row: g, fullName }: GroupView): Static<typeof Group> {
+export function presentGroup(c: Container, { row: g, fullName, customAttributes }: GroupView): Static<typeof Group> {
   return {
     id: g.id,
     web_url: groupWebUrl(c, g),
@@ -39,6 +39,7 @@ export function presentGroup(c: Container, { row: g, fullName }: GroupView): Sta
     full_path: g.full_path,
     created_at: g.created_at,
     parent_id: g.parent_id,
+    ...(customAttributes ? { custom_attributes: customAttributes } : {}),
   };
 }
 

@@ -58,7 +58,7 @@ export const groupRoutes = [
     auth: 'optional',
     params: T.Object({ ...GroupIdParam, with_projects: T.Optional(T.Boolean({ default: true })), with_custom_attributes: T.Optional(T.Boolean()) }),
     response: GroupDetail,
-    handler: async ({ c, actor, input }) => presentGroupDetail(c, await getGroup(c, actor, input.id, input.with_projects ?? true)),
+    handler: async ({ c, actor, input }) => presentGroupDetail(c, await getGroup(c, actor, input.id, input.with_projects ?? true, { withCustomAttributes: input.with_custom_attributes })),
   }),
   route({
     method: 'PUT',

@@ -1,6 +1,7 @@
 import { Type as T } from '@sinclair/typebox';
 import { MEMBER_LEVELS, VISIBILITY_NAMES } from '../../domain/members/policy.js';
 import { RESOURCE_BOT_SCOPES } from '../../domain/groups/access_tokens.js';
+import { CustomAttributesField, CustomAttributesFilterParam } from '../custom_attributes/schemas.js';
 import { CommaList, DateOnly, IdOrPath, Nullable, OneOf, Timestamp } from '../schemas.js';
 
 /** An integer parameter limited to the given values (errors read "does not have a valid value"). */
@@ -30,6 +31,8 @@ const groupFields = {
   full_path: T.String(),
   created_at: Timestamp,
   parent_id: Nullable(T.Integer()),
+  /** Only with `with_custom_attributes` (admins). */
+  custom_attributes: CustomAttributesField,
 };
 export const Group = T.Object(groupFields);
 
@@ -57,6 +60,7 @@ export const ListGroupsParams = {
   min_access_level: T.Optional(IntOneOf(MEMBER_LEVELS)),
   top_level_only: T.Optional(T.Boolean()),
   with_custom_attributes: T.Optional(T.Boolean()),
+  custom_attributes: CustomAttributesFilterParam,
 };
 
 const settingsParams = {

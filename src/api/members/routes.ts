@@ -1,4 +1,4 @@
-// Members routes. Groups now; projects will mount the same handlers under /projects.
+// Members routes: the same handlers for groups and projects.
 import { Type as T } from '@sinclair/typebox';
 import { route } from '../../http/route.js';
 import { addMember, changeMember, getMember, listMembers, removeMember, type SourceSpec } from '../../domain/members/service.js';
@@ -6,7 +6,7 @@ import { mapPage } from '../../domain/shared/page.js';
 import { presentMember } from './present.js';
 import { AddMemberParams, ListMembersParams, Member, MemberParams, UpdateMemberParams } from './schemas.js';
 
-function memberRoutesFor(prefix: '/groups', kind: SourceSpec['kind'], tag: string) {
+function memberRoutesFor(prefix: '/groups' | '/projects', kind: SourceSpec['kind'], tag: string) {
   const spec = (id: number | string): SourceSpec => ({ kind, id });
   return [
     route({
@@ -79,4 +79,4 @@ function memberRoutesFor(prefix: '/groups', kind: SourceSpec['kind'], tag: strin
   ];
 }
 
-export const memberRoutes = [...memberRoutesFor('/groups', 'group', 'members')];
+export const memberRoutes = [...memberRoutesFor('/groups', 'group', 'members'), ...memberRoutesFor('/projects', 'project', 'members')];

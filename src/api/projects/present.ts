@@ -43,7 +43,7 @@ export function presentProjectSimple(c: Container, v: ProjectView): Static<typeo
 
 export function presentProject(c: Container, v: ProjectView): Static<typeof ProjectAny> {
   const simple = presentProjectSimple(c, v);
-  if (!v.full) return simple;
+  if (!v.full) return v.customAttributes ? { ...simple, custom_attributes: v.customAttributes } : simple;
   const p = v.row;
   const a = v.access;
   const api = `${c.config.externalUrl}/api/v4/projects/${p.id}`;
@@ -75,7 +75,13 @@ export function presentProject(c: Container, v: ProjectView): Static<typeof Proj
     ci_forward_deployment_enabled: bool(p.ci_forward_deployment_enabled),
     ci_separated_caches: bool(p.ci_separated_caches),
     public_jobs: bool(p.public_jobs),
-    shared_with_groups: [],
+    shared_with_groups: v.sharedWithGroups.map((sg) => ({
+      group_id: sg.group.id,
+      group_name: sg.group.name,
+      group_full_path: sg.group.full_path,
+      group_access_level: sg.link.group_access,
+      expires_at: sg.link.expires_at,
+    })),
     only_allow_merge_if_pipeline_succeeds: bool(p.only_allow_merge_if_pipeline_succeeds),
     allow_merge_on_skipped_pipeline: bool(p.allow_merge_on_skipped_pipeline),
     restrict_user_defined_variables: bool(p.restrict_user_defined_variables),
@@ -124,5 +130,6 @@ export function presentProject(c: Container, v: ProjectView): Static<typeof Proj
     };
   }
   if (v.forkedFrom) out.forked_from_project = presentProjectSimple(c, v.forkedFrom);
+  if (v.customAttributes) out.custom_attributes = v.customAttributes;
   return out;
 }

@@ -2,20 +2,21 @@ import { Type as T } from '@sinclair/typebox';
 import { invalidParams } from '../../domain/errors.js';
 import {
   createProject,
-  deleteProject,
   getProject,
   listGroupProjects,
   listProjects,
   listUserProjects,
   transferProject,
-  updateProject,
   type ListProjectsInput,
 } from '../../domain/projects/service.js';
+import { updateProjectWithAvatar } from '../../domain/projects/avatar.js';
+import { deleteProject } from '../../domain/projects/lifecycle.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { route } from '../../http/route.js';
 import type { PageInput } from '../../http/pagination.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProject } from './present.js';
+import { fileParam } from './uploads_routes.js';
 import { CreateProjectParams, LIST_PARAMS, ProjectAny, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
 
 const TAG = 'projects';
@@ -82,7 +83,7 @@ export const projectRoutes = [
     }),
     response: ProjectAny,
     handler: async ({ c, actor, input }) =>
-      presentProject(c, await getProject(c, actor, input.id, { statistics: !!input.statistics, license: !!input.license })),
+      presentProject(c, await getProject(c, actor, input.id, { statistics: !!input.statistics, license: !!input.license, withCustomAttributes: input.with_custom_attributes })),
   }),
   route({
     method: 'PUT',
@@ -93,8 +94,8 @@ export const projectRoutes = [
     response: ProjectFull,
     handler: async ({ c, actor, input }) => {
       atLeastOne(UPDATE_FIELDS, input);
-      const { id, ...rest } = input;
-      return presentProject(c, await updateProject(c, actor!, id, rest));
+      const { id, avatar, ...rest } = input;
+      return presentProject(c, await updateProjectWithAvatar(c, actor!, id, rest, fileParam('avatar', avatar)));
     },
   }),
   route({
@@ -114,8 +115,8 @@ export const projectRoutes = [
     params: T.Object({ id: IdOrPath }),
     response: T.Object({ message: T.String() }),
     status: 202,
-    handler: async ({ c, actor, input }) => {
-      await deleteProject(c, actor!, input.id);
+    handler: async ({ c, actor, input, ifUnmodifiedSince }) => {
+      await deleteProject(c, actor!, input.id, ifUnmodifiedSince);
       return { message: '202 Accepted' };
     },
   }),

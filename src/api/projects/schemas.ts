@@ -1,5 +1,6 @@
 // The Project resource in its two forms (spec "Project"), and the parameters of the project routes.
 import { Type as T } from '@sinclair/typebox';
+import { CustomAttributesField, CustomAttributesFilterParam } from '../custom_attributes/schemas.js';
 import { CommaList, Nullable, OneOf, Timestamp } from '../schemas.js';
 
 const VISIBILITIES = ['private', 'internal', 'public'] as const;
@@ -120,6 +121,8 @@ const CONDITIONAL_FIELDS = {
   ),
   /** Only for forks whose source the caller may see. */
   forked_from_project: T.Optional(ProjectSimple),
+  /** `with_custom_attributes=true` (admins). */
+  custom_attributes: CustomAttributesField,
 };
 
 export const ProjectFull = T.Object({ ...SIMPLE_FIELDS, ...FULL_FIELDS, ...CONDITIONAL_FIELDS });
@@ -179,6 +182,8 @@ export const UpdateProjectParams = T.Object({
   name: T.Optional(T.String()),
   path: T.Optional(T.String()),
   ...PROJECT_SETTINGS_PARAMS,
+  /** A multipart image file (see domain/projects/avatar.ts). */
+  avatar: T.Optional(T.Any()),
 });
 
 /** The names of which PUT /projects/:id needs at least one. */
@@ -208,6 +213,7 @@ export const LIST_PARAMS = {
   with_merge_requests_enabled: T.Optional(T.Boolean()),
   with_programming_language: T.Optional(T.String()),
   with_custom_attributes: T.Optional(T.Boolean()),
+  custom_attributes: CustomAttributesFilterParam,
   simple: T.Optional(T.Boolean()),
   statistics: T.Optional(T.Boolean()),
   order_by: T.Optional(OneOf(ORDER_BY, { default: 'created_at' })),

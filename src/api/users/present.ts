@@ -100,8 +100,13 @@ function presentDetailsWithAdmin(c: Container, v: UserView): Static<typeof UserD
   return { ...presentWithAdmin(c, v), highest_role: v.highestRole, current_sign_in_ip: null, last_sign_in_ip: null, sign_in_count: 0 };
 }
 
-/** A user in the entity its view asks for. */
+/** A user in the entity its view asks for, with `custom_attributes` when they were asked for. */
 export function presentUser(c: Container, v: UserView) {
+  const out = presentForm(c, v);
+  return v.customAttributes ? { ...out, custom_attributes: v.customAttributes } : out;
+}
+
+function presentForm(c: Container, v: UserView) {
   switch (v.form) {
     case 'basic':
       return presentUserBasic(c, v.user);

@@ -13,6 +13,7 @@ import {
   updateUser,
 } from '../../domain/users/service.js';
 import { route } from '../../http/route.js';
+import { CustomAttributesFilterParam } from '../custom_attributes/schemas.js';
 import { OneOf } from '../schemas.js';
 import { presentUser } from './present.js';
 import { CurrentUserResponse, ListedUserResponse, SingleUserResponse, StateChangeResponse, UserWithAdmin } from './schemas.js';
@@ -94,6 +95,8 @@ export const userRoutes = [
       admins: T.Optional(T.Boolean()),
       order_by: T.Optional(OneOf(['id', 'name', 'username', 'created_at', 'updated_at'] as const)),
       sort: T.Optional(OneOf(['asc', 'desc'] as const)),
+      custom_attributes: CustomAttributesFilterParam,
+      with_custom_attributes: T.Optional(T.Boolean()),
     }),
     response: ListedUserResponse,
     handler: async ({ c, actor, input, page }) =>
@@ -117,6 +120,8 @@ export const userRoutes = [
             createdBefore: input.created_before,
             orderBy: input.order_by,
             sort: input.sort,
+            customAttributes: input.custom_attributes,
+            withCustomAttributes: input.with_custom_attributes,
           },
           page,
         ),
@@ -131,9 +136,9 @@ export const userRoutes = [
     summary: 'One user (admins see the admin details)',
     auth: 'optional',
     scopes: USER_SCOPES,
-    params: T.Object(IdParam),
+    params: T.Object({ ...IdParam, with_custom_attributes: T.Optional(T.Boolean()) }),
     response: SingleUserResponse,
-    handler: async ({ c, actor, input }) => presentUser(c, await getUser(c, actor, input.id)),
+    handler: async ({ c, actor, input }) => presentUser(c, await getUser(c, actor, input.id, { withCustomAttributes: input.with_custom_attributes })),
   }),
 
   route({

@@ -1,4 +1,5 @@
 import { Type as T } from '@sinclair/typebox';
+import { CustomAttributesField } from '../custom_attributes/schemas.js';
 import { DateOnly, Nullable, Timestamp } from '../schemas.js';
 
 // The reference's user entities, each extending the one before it, in its field order:
@@ -11,6 +12,8 @@ const basicFields = {
   state: T.String(),
   avatar_url: Nullable(T.String()),
   web_url: T.String(),
+  /** Only with `with_custom_attributes` (admins). */
+  custom_attributes: CustomAttributesField,
 };
 
 /** The reference's UserBasic: embedded in most other resources. */

@@ -4,14 +4,22 @@ import * as m001 from './001_platform.js';
 import * as m002 from './002_groups.js';
 import * as m004 from './004_queue.js';
 import * as m006 from './006_projects.js';
+import * as m007 from './007_project_stars.js';
 import * as m005 from './005_settings.js';
+import * as m010 from './010_rate_limits.js';
+import * as m008 from './008_project_resources.js';
+import * as m009 from './009_custom_attributes_events.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
   '002_groups': m002,
   '004_queue': m004,
   '006_projects': m006,
+  '007_project_stars': m007,
   '005_settings': m005,
+  '010_rate_limits': m010,
+  '008_project_resources': m008,
+  '009_custom_attributes_events': m009,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

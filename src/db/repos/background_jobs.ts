@@ -126,3 +126,10 @@ export async function countJobsByState(db: Kysely<DB>): Promise<Record<string, n
     .execute();
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }
+
+/** True when a job of this kind (other than `exceptId`) is waiting or running: periodic jobs schedule one at a time. */
+export async function pendingJobExists(db: Kysely<DB>, kind: string, exceptId: number | null = null): Promise<boolean> {
+  let q = db.selectFrom('background_jobs').select('id').where('kind', '=', kind).where('state', 'in', ['queued', 'running']);
+  if (exceptId !== null) q = q.where('id', '!=', exceptId);
+  return (await q.limit(1).executeTakeFirst()) !== undefined;
+}

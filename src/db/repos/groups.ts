@@ -5,6 +5,7 @@ import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runCursorPage, runPage } from '../paginate.js';
 import type { DB } from '../schema.js';
+import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { underPath, type NamespaceRow } from './namespaces.js';
 
 export interface GroupListFilter {
@@ -19,6 +20,8 @@ export interface GroupListFilter {
   search?: string;
   skipIds?: number[];
   visibility?: number;
+  /** `custom_attributes[key]=value` (admins). */
+  customAttributes?: CustomAttributeFilter;
   orderBy: 'name' | 'path' | 'id';
   sort: 'asc' | 'desc';
 }
@@ -45,6 +48,7 @@ export function pageGroups(db: Kysely<DB>, f: GroupListFilter, page: PageRequest
   }
   if (f.skipIds?.length) q = q.where('id', 'not in', f.skipIds);
   if (f.visibility !== undefined) q = q.where('visibility_level', '=', f.visibility);
+  q = whereCustomAttributes(q, 'group', 'namespaces.id', f.customAttributes);
 
   if (page.kind === 'keyset') {
     // Routes allow keyset only for order_by=name&sort=asc.
@@ -54,26 +58,6 @@ export function pageGroups(db: Kysely<DB>, f: GroupListFilter, page: PageRequest
   const ordered = f.orderBy === 'id' ? q.orderBy('id', f.sort) : q.orderBy(f.orderBy, f.sort).orderBy('id', 'asc');
   return runPage(db, ordered, page);
 }
-
-// ---- group access tokens: personal access tokens of the group's bot users ----
-
-const botTokens = (db: Kysely<DB>, groupId: number) =>
-  db
-    .selectFrom('personal_access_tokens')
-    .innerJoin('users', 'users.id', 'personal_access_tokens.user_id')
-    .innerJoin('members', (j) =>
-      j.onRef('members.user_id', '=', 'users.id').on('members.source_type', '=', 'Namespace').on('members.source_id', '=', groupId),
-    )
-    .where('users.bot_kind', '=', 'group_bot')
-    .where('personal_access_tokens.impersonation', '=', 0)
-    .selectAll('personal_access_tokens')
-    .select('members.access_level');
-
-export const pageGroupBotTokens = (db: Kysely<DB>, groupId: number, page: PageRequest) =>
-  runPage(db, botTokens(db, groupId).orderBy('personal_access_tokens.id', page.kind === 'keyset' ? page.sort : 'asc'), page, 'personal_access_tokens.id');
-
-export const findGroupBotToken = (db: Kysely<DB>, groupId: number, tokenId: number) =>
-  botTokens(db, groupId).where('personal_access_tokens.id', '=', tokenId).executeTakeFirst();
 
 /** Bot users that are members of these groups (they go with the group). */
 export const groupBotUserIds = (db: Kysely<DB>, groupIds: number[]) =>

@@ -93,6 +93,8 @@ export interface MemberListFilter {
   type: SourceType;
   /** One id: direct members. Several (the source and the groups above it): everyone, highest level wins. */
   sourceIds: number[];
+  /** Group memberships that count too, for a project's /members/all (its groups, groups it is shared with). */
+  namespaceIds?: number[];
   today: string;
   query?: string;
   userIds?: number[];
@@ -109,22 +111,25 @@ export interface MemberListFilter {
  * nearest). Ordered by membership id.
  */
 export function pageMembers(db: Kysely<DB>, f: MemberListFilter, page: PageRequest): Promise<PageResult<MemberRow>> {
+  const groups = f.namespaceIds ?? [];
+  const inSources = (t: 'members' | 'better') => (eb: any) => {
+    const own = eb.and([eb(`${t}.source_type`, '=', f.type), eb(`${t}.source_id`, 'in', f.sourceIds)]);
+    return groups.length ? eb.or([own, eb.and([eb(`${t}.source_type`, '=', 'Namespace'), eb(`${t}.source_id`, 'in', groups)])]) : own;
+  };
   let q = db
     .selectFrom('members')
     .innerJoin('users', 'users.id', 'members.user_id')
     .selectAll('members')
-    .where('members.source_type', '=', f.type)
-    .where('members.source_id', 'in', f.sourceIds)
+    .where(inSources('members'))
     .where(notExpired(f.today));
-  if (f.sourceIds.length > 1) {
+  if (f.sourceIds.length + groups.length > 1) {
     q = q.where(({ not, exists, selectFrom }) =>
       not(
         exists(
           selectFrom('members as better')
             .select('better.id')
             .whereRef('better.user_id', '=', 'members.user_id')
-            .where('better.source_type', '=', f.type)
-            .where('better.source_id', 'in', f.sourceIds)
+            .where(inSources('better'))
             .where((eb) => eb.or([eb('better.expires_at', 'is', null), eb('better.expires_at', '>', f.today)]))
             .where((eb) =>
               eb.or([

@@ -3,6 +3,7 @@
 import { sql, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
+import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { runPage } from '../paginate.js';
 import type { DB, ProjectsTable } from '../schema.js';
 
@@ -49,6 +50,8 @@ export interface NewProjectExtras {
   topics: string[];
   /** A project member row for the owner of a personal namespace, as the reference adds one. */
   owner: { userId: number; accessLevel: number } | null;
+  /** More writes in the same transaction (a fork counts itself on its source). */
+  after?: (tx: Transaction<DB>, p: ProjectRow) => Promise<void>;
 }
 
 /** Inserts the project with its topics (and owner membership); a path it takes stops redirecting elsewhere. */
@@ -77,6 +80,7 @@ export async function insertProject(db: Kysely<DB>, row: NewProject, extras: New
         })
         .execute();
     }
+    if (extras.after) await extras.after(tx, p);
     return p;
   });
 }
@@ -110,14 +114,7 @@ export async function updateProject(db: Kysely<DB>, id: number, patch: ProjectPa
   });
 }
 
-/** Removes the project and everything that hangs off it (topics and redirects go by foreign key). */
-export async function deleteProject(db: Kysely<DB>, id: number): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', id).execute();
-    await tx.updateTable('projects').set({ forked_from_id: null }).where('forked_from_id', '=', id).execute();
-    await tx.deleteFrom('projects').where('id', '=', id).execute();
-  });
-}
+// Removal of a project's rows: destroyProjectRows in project_lifecycle.ts.
 
 // ---- the project list ----
 
@@ -127,7 +124,7 @@ export type ProjectVisibilityScope =
   | { kind: 'public' } // anonymous
   | { kind: 'user'; levels: number[]; access: AuthorizedScope };
 
-/** Projects a user has a role in: direct membership, their own namespace, or a group at or above the project's namespace. */
+/** Projects a user has a role in: direct membership, their own namespace, a group at or above the project's namespace, or a group it is shared with. */
 export interface AuthorizedScope {
   userId: number;
   minAccess: number;
@@ -156,21 +153,39 @@ export interface ProjectListFilter {
   idAfter?: number;
   idBefore?: number;
   importedBy?: number;
+  /** Projects every one of these users starred. */
+  starredBy?: number[];
+  /** Direct forks of this project. */
+  forkedFromId?: number;
   withIssuesEnabled?: boolean;
   withMergeRequestsEnabled?: boolean;
+  /** `custom_attributes[key]=value` (admins). */
+  customAttributes?: CustomAttributeFilter;
   none?: boolean;
   orderBy: ProjectOrder;
   sort: 'asc' | 'desc';
 }
 
-function authorizedCondition(a: AuthorizedScope): Expression<SqlBool> {
+export function authorizedCondition(a: AuthorizedScope): Expression<SqlBool> {
   const parts = [
     sql<SqlBool>`projects.id IN (SELECT m.source_id FROM members m WHERE m.source_type = 'Project' AND m.user_id = ${a.userId}
       AND m.access_level >= ${a.minAccess} AND (m.expires_at IS NULL OR m.expires_at > ${a.today}))`,
   ];
   if (a.personalNamespaceId !== null) parts.push(sql<SqlBool>`projects.namespace_id = ${a.personalNamespaceId}`);
-  if (a.groupIds.length) parts.push(sql<SqlBool>`projects.namespace_id IN (${sql.join(a.groupIds)})`);
+  if (a.groupIds.length) {
+    parts.push(sql<SqlBool>`projects.namespace_id IN (${sql.join(a.groupIds)})`);
+    // Projects shared with those groups at a level that is high enough, while the link lives.
+    parts.push(sql<SqlBool>`projects.id IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id IN (${sql.join(a.groupIds)})
+      AND l.group_access >= ${a.minAccess} AND (l.expires_at IS NULL OR l.expires_at > ${a.today}))`);
+  }
   return sql<SqlBool>`(${sql.join(parts, sql` OR `)})`;
+}
+
+/** The projects a scope may see, as a condition on `projects` (lists of things in projects use it too). */
+export function visibleProjectCondition(s: ProjectVisibilityScope): Expression<SqlBool> {
+  if (s.kind === 'all') return sql<SqlBool>`1 = 1`;
+  if (s.kind === 'public') return sql<SqlBool>`projects.visibility_level = 20`;
+  return sql<SqlBool>`(projects.visibility_level IN (${sql.join(s.levels.length ? s.levels : [-1])}) OR ${authorizedCondition(s.access)})`;
 }
 
 /** Lowercased LIKE with an explicit escape character, the same on both dialects. */
@@ -189,11 +204,7 @@ function similarityScore(term: string) {
 export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageRequest): Promise<PageResult<ProjectRow>> {
   let q = db.selectFrom('projects').selectAll('projects');
   if (f.none) q = q.where(sql<boolean>`1 = 0`);
-  const s = f.scope;
-  if (s.kind === 'public') q = q.where('projects.visibility_level', '=', 20);
-  if (s.kind === 'user') {
-    q = q.where((eb) => eb.or([eb('projects.visibility_level', 'in', s.levels.length ? s.levels : [-1]), authorizedCondition(s.access)]));
-  }
+  if (f.scope.kind !== 'all') q = q.where(visibleProjectCondition(f.scope));
   if (f.authorized) q = q.where(authorizedCondition(f.authorized));
   if (f.namespaceIds) q = q.where('projects.namespace_id', 'in', f.namespaceIds.length ? f.namespaceIds : [-1]);
   if (f.archived !== undefined) q = q.where('projects.archived', '=', f.archived ? 1 : 0);
@@ -221,8 +232,13 @@ export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageReq
   if (f.idAfter !== undefined) q = q.where('projects.id', '>', f.idAfter);
   if (f.idBefore !== undefined) q = q.where('projects.id', '<', f.idBefore);
   if (f.importedBy !== undefined) q = q.where('projects.import_type', 'is not', null).where('projects.creator_id', '=', f.importedBy);
+  for (const userId of f.starredBy ?? []) {
+    q = q.where('projects.id', 'in', db.selectFrom('project_stars').select('project_id').where('user_id', '=', userId));
+  }
+  if (f.forkedFromId !== undefined) q = q.where('projects.forked_from_id', '=', f.forkedFromId);
   if (f.withIssuesEnabled) q = q.where('projects.issues_access_level', '!=', 'disabled');
   if (f.withMergeRequestsEnabled) q = q.where('projects.merge_requests_access_level', '!=', 'disabled');
+  q = whereCustomAttributes(q, 'project', 'projects.id', f.customAttributes);
 
   if (f.orderBy === 'similarity') {
     q = f.search

@@ -3,6 +3,7 @@ import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
 import type { DB, NamespacesTable, UsersTable } from '../schema.js';
+import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { insertNamespace } from './namespaces.js';
 import { refreshProjectPaths } from './projects.js';
 
@@ -81,6 +82,8 @@ export interface UserFilters {
   createdBefore?: string;
   /** Matches nothing (e.g. an identity lookup on an instance without identities). */
   none?: boolean;
+  /** `custom_attributes[key]=value` (admins). */
+  customAttributes?: CustomAttributeFilter;
   /** Explicit order; without it a search ranks exact matches first, anything else is newest first. */
   orderBy?: UserOrderBy;
   sort?: 'asc' | 'desc';
@@ -111,6 +114,7 @@ export function pageUsers(db: Kysely<DB>, f: UserFilters, page: PageRequest): Pr
   if (f.withoutProjectBots) q = q.where((eb) => eb.or([eb('bot_kind', 'is', null), eb('bot_kind', '!=', 'project_bot')]));
   if (f.createdAfter !== undefined) q = q.where('created_at', '>=', f.createdAfter);
   if (f.createdBefore !== undefined) q = q.where('created_at', '<=', f.createdBefore);
+  q = whereCustomAttributes(q, 'user', 'users.id', f.customAttributes);
 
   if (f.orderBy) {
     const dir = f.sort ?? 'desc';

@@ -34,11 +34,15 @@ import type { PageRequest, PageResult } from '../shared/page.js';
 import { randomToken } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
 import { nameErrors, pathErrors, rubyErrorsInspect } from './validation.js';
+import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
+import { defaultGroupVisibility, visibilityRestrictionError } from '../settings/visibility.js';
 
 export interface GroupView {
   row: NamespaceRow;
   /** Names from the top-level group down, joined by " / ". */
   fullName: string;
+  /** Present when an admin asked `with_custom_attributes`. */
+  customAttributes?: CustomAttributeView[];
 }
 
 export interface GroupDetailView extends GroupView {
@@ -94,6 +98,8 @@ export interface ListGroupsInput {
   visibility?: VisibilityName;
   order_by: 'name' | 'path' | 'id';
   sort: 'asc' | 'desc';
+  custom_attributes?: Record<string, unknown>;
+  with_custom_attributes?: boolean;
 }
 
 /**
@@ -137,18 +143,27 @@ export async function listGroups(
     visibility: input.visibility !== undefined ? VISIBILITY[input.visibility] : undefined,
     orderBy: input.order_by,
     sort: input.sort,
+    customAttributes: customAttributeFilter(actor, input.custom_attributes),
   };
   if (parent && scope.descendants) filter.below = parent.full_path_lower;
   else if (parent) filter.parentId = parent.id;
   else if (input.top_level_only) filter.parentId = null;
 
   const result = await pageGroups(c.db, filter, page);
-  return { ...result, items: await withFullNames(c, result.items) };
+  const items = await withFullNames(c, result.items);
+  return { ...result, items: await withCustomAttributes(c, actor, 'group', items, input.with_custom_attributes, (g) => g.row.id) };
 }
 
-export async function getGroup(c: Container, actor: Actor | null, idOrPath: number | string, withProjects: boolean): Promise<GroupDetailView> {
+export async function getGroup(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  withProjects: boolean,
+  opts: { withCustomAttributes?: boolean } = {},
+): Promise<GroupDetailView> {
   const { row, access } = await findGroup(c, actor, idOrPath);
-  return detail(c, row, access.canAdmin, withProjects);
+  const v = await detail(c, row, access.canAdmin, withProjects);
+  return (await withCustomAttributes(c, actor, 'group', [v], opts.withCustomAttributes, (g) => g.row.id))[0];
 }
 
 // ---- create / update ----
@@ -242,7 +257,14 @@ export async function createGroup(c: Container, actor: Actor, input: CreateGroup
   } else if (!canCreateGroup(actor)) {
     throw forbidden();
   }
-  const visibility = input.visibility !== undefined ? VISIBILITY[input.visibility] : VISIBILITY.private;
+  // An explicit level must not be restricted (checked alone, as the reference's create service
+  // does); the instance default is lowered to fit under a parent instead.
+  if (input.visibility !== undefined) {
+    const restricted = await visibilityRestrictionError(c, actor, VISIBILITY[input.visibility]);
+    if (restricted) throw saveFailed({ visibility_level: [restricted] });
+  }
+  const fallback = Math.min(await defaultGroupVisibility(c), parent ? parent.visibility_level : VISIBILITY.public);
+  const visibility = input.visibility !== undefined ? VISIBILITY[input.visibility] : fallback;
   const errors = await groupErrors(c, { self: null, name: input.name, path: input.path, parent, visibility, nameChanged: true, pathChanged: true });
   if (Object.keys(errors).length) throw saveFailed(errors);
 
@@ -297,6 +319,9 @@ export async function updateGroup(c: Container, actor: Actor, idOrPath: number |
   const name = input.name ?? row.name;
   const path = input.path ?? row.path;
   const visibility = input.visibility !== undefined ? VISIBILITY[input.visibility] : row.visibility_level;
+  // Only a change of level is checked against the restricted levels (valid_visibility_level_change?).
+  const restricted = visibility === row.visibility_level ? null : await visibilityRestrictionError(c, actor, visibility);
+  if (restricted) throw validation({ visibility_level: [restricted] });
   const errors = await groupErrors(c, {
     self: row,
     name,

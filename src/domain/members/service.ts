@@ -1,6 +1,5 @@
-// Members of a group (and, once projects exist, of a project): one function per operation.
-// A source is named by its kind and id or path; resolveSource finds it, checks the caller may
-// see it and says who may manage it. Projects add one case there.
+// Members of a group or a project: one function per operation. A source is named by its kind
+// and id or path; resolveSource finds it, checks the caller may see it and says who may manage it.
 import type { Container } from '../../container.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import {
@@ -15,30 +14,52 @@ import {
   type MemberRow,
   type SourceRef,
 } from '../../db/repos/members.js';
-import { findNamespacesByIds } from '../../db/repos/namespaces.js';
+import { findNamespaceById, findNamespacesByIds } from '../../db/repos/namespaces.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { conflict, exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
+import { recordEvent } from '../events/service.js';
 import { findGroup } from '../groups/service.js';
+import { findProject } from '../projects/service.js';
+import { sharedGroupChainIds } from '../projects/shared_access.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';
 import { ACCESS_NAMES, MANAGE_MEMBERS_LEVEL, selfAndAncestorIds } from './policy.js';
 
-export type SourceSpec = { kind: 'group'; id: number | string };
+export type SourceSpec = { kind: 'group' | 'project'; id: number | string };
 
 interface ResolvedSource {
   ref: SourceRef;
-  /** The source and the groups whose members it inherits, nearest first. */
+  /** The source and the groups whose members it inherits, nearest first (a project: itself only). */
   chainIds: number[];
+  /** A project's namespace group and the groups above it, nearest first (their members are its members too). */
+  groupIds: number[];
+  /** Groups a project is shared with, and the groups above them (their members are listed in /members/all). */
+  invitedGroupIds: number[];
   /** The actor's effective level in the source. */
   actorLevel: number;
   admin: boolean;
 }
 
 async function resolveSource(c: Container, actor: Actor | null, spec: SourceSpec): Promise<ResolvedSource> {
+  if (spec.kind === 'project') {
+    const { row, access } = await findProject(c, actor, spec.id);
+    const ns = await findNamespaceById(c.db, row.namespace_id);
+    return {
+      ref: { type: 'Project', id: row.id },
+      chainIds: [row.id],
+      groupIds: ns && ns.kind === 'group' ? await selfAndAncestorIds(c, ns) : [],
+      invitedGroupIds: await sharedGroupChainIds(c, row.id),
+      actorLevel: access.level,
+      admin: access.admin,
+    };
+  }
   const { row, access } = await findGroup(c, actor, spec.id);
-  return { ref: { type: 'Namespace', id: row.id }, chainIds: await selfAndAncestorIds(c, row), actorLevel: access.level, admin: access.admin };
+  return { ref: { type: 'Namespace', id: row.id }, chainIds: await selfAndAncestorIds(c, row), groupIds: [], invitedGroupIds: [], actorLevel: access.level, admin: access.admin };
 }
+
+/** Group memberships that count as memberships of the source in /members/all (projects only). */
+const inheritedGroupIds = (s: ResolvedSource) => [...new Set([...s.groupIds, ...s.invitedGroupIds])];
 
 function requireManager(s: ResolvedSource): void {
   if (!s.admin && s.actorLevel < MANAGE_MEMBERS_LEVEL[s.ref.type]) throw forbidden();
@@ -87,6 +108,7 @@ export async function listMembers(
     {
       type: s.ref.type,
       sourceIds: opts.inherited ? s.chainIds : [s.ref.id],
+      namespaceIds: opts.inherited ? inheritedGroupIds(s) : undefined,
       today: today(),
       query: input.query || undefined,
       userIds: input.user_ids,
@@ -101,7 +123,7 @@ export async function getMember(c: Container, actor: Actor, spec: SourceSpec, us
   const s = await resolveSource(c, actor, spec);
   const page = await pageMembers(
     c.db,
-    { type: s.ref.type, sourceIds: opts.inherited ? s.chainIds : [s.ref.id], today: today(), userId },
+    { type: s.ref.type, sourceIds: opts.inherited ? s.chainIds : [s.ref.id], namespaceIds: opts.inherited ? inheritedGroupIds(s) : undefined, today: today(), userId },
     { kind: 'offset', page: 1, perPage: 1 },
   );
   if (!page.items.length) throw memberNotFound();
@@ -121,7 +143,7 @@ function parseExpiresAt(v: string | undefined | null): string | null | undefined
 async function memberErrors(c: Container, s: ResolvedSource, userId: number, level: number, expiresAt: string | null): Promise<void> {
   const errors: Record<string, string[]> = {};
   if (expiresAt !== null && expiresAt < today()) errors.expires_at = ['cannot be a date in the past'];
-  const above = s.chainIds.filter((id) => id !== s.ref.id);
+  const above = s.ref.type === 'Project' ? s.groupIds : s.chainIds.filter((id) => id !== s.ref.id);
   const inherited = (await membershipsIn(c.db, userId, 'Namespace', above, today())).sort((a, b) => b.access_level - a.access_level)[0];
   if (inherited && inherited.access_level > level) {
     const [group] = await findNamespacesByIds(c.db, [inherited.source_id]);
@@ -162,6 +184,8 @@ export async function addMember(c: Container, actor: Actor, spec: SourceSpec, in
           created_at: now,
           updated_at: now,
         });
+    // A project records who joined it (its events list shows them), as the reference does.
+    if (s.ref.type === 'Project') await recordEvent(c, { action: 'joined', authorId: user.id, projectId: s.ref.id });
     return (await views(c, [row]))[0];
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict('Member already exists');
@@ -207,4 +231,5 @@ export async function removeMember(c: Container, actor: Actor, spec: SourceSpec,
   if (!self && !isAdmin(actor) && member.access_level > s.actorLevel) throw forbidden();
   if (await isLastOwner(c, s, member)) throw forbidden();
   await deleteMember(c.db, member.id);
+  if (s.ref.type === 'Project') await recordEvent(c, { action: 'left', authorId: userId, projectId: s.ref.id });
 }

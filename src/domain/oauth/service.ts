@@ -12,6 +12,7 @@ import { findUserByEmail, findUserById, findUserByUsername, type UserRow } from 
 import { exactError } from '../errors.js';
 import { digest, randomToken, verifyPassword } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
+import { getSettings } from '../settings/service.js';
 import { PAT_SCOPES } from '../tokens/scopes.js';
 
 /** Access tokens live two hours, as the reference configures Doorkeeper. */
@@ -73,8 +74,9 @@ async function issue(c: Container, userId: number, scopes: string[]): Promise<Is
 }
 
 async function passwordGrant(c: Container, req: TokenRequest): Promise<IssuedOauthToken> {
-  // When instance settings exist, refuse this grant if password_authentication_enabled_for_web is off.
   if (!req.username || !req.password) throw oauthError('invalid_request');
+  // With password sign-in turned off, the reference finds no user for any credentials (invalid_grant).
+  if (!(await getSettings(c)).password_authentication_enabled_for_web) throw oauthError('invalid_grant');
   const scopes = req.scope === undefined || req.scope.trim() === '' ? DEFAULT_SCOPES : splitScopes(req.scope);
   if (scopes.some((s) => !PAT_SCOPES.includes(s))) throw oauthError('invalid_scope');
   // `username` may be a username or an email address, as the reference's sign-in accepts.

@@ -5,7 +5,9 @@ import type { Container } from '../../container.js';
 import type { NamespaceRow } from '../../db/repos/namespaces.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
+import { forbidden } from '../errors.js';
 import { ACCESS, VISIBILITY, accessLevelIn, accessLevelInGroup } from '../members/policy.js';
+import { sharedAccessLevels } from './shared_access.js';
 
 export interface ProjectAccess {
   /** The actor's effective role (0 for none or anonymous). */
@@ -21,7 +23,13 @@ export const visibleLevelsFor = (actor: Actor): number[] =>
 
 export async function projectAccess(c: Container, actor: Actor | null, p: ProjectRow): Promise<ProjectAccess> {
   const admin = isAdmin(actor);
-  const level = actor ? await accessLevelIn(c, actor.user.id, { type: 'Project', id: p.id, namespaceId: p.namespace_id }) : ACCESS.NONE;
+  // Membership (own or inherited from the namespace) or a group the project is shared with, whichever is higher.
+  const level = actor
+    ? Math.max(
+        await accessLevelIn(c, actor.user.id, { type: 'Project', id: p.id, namespaceId: p.namespace_id }),
+        (await sharedAccessLevels(c, actor.user.id, [p.id])).get(p.id) ?? ACCESS.NONE,
+      )
+    : ACCESS.NONE;
   const canRead =
     admin ||
     level >= ACCESS.GUEST ||
@@ -46,7 +54,18 @@ export function featureAvailable(accessLevel: string, a: ProjectAccess): boolean
 
 /** create_merge_request_in: anyone with guest access (members, or signed-in users who can read it) while merge requests are on. */
 export const canCreateMergeRequestIn = (p: ProjectRow, a: ProjectAccess): boolean =>
-  a.signedIn && a.canRead && featureAvailable(p.merge_requests_access_level, a);
+  a.signedIn && a.canRead && p.archived !== 1 && featureAvailable(p.merge_requests_access_level, a);
+
+/**
+ * An archived project is read-only for its content, as the reference's policy has it: pushes,
+ * uploads, issues, merge requests, notes, labels, pipelines, jobs, releases, wiki, snippets…
+ * refuse with 403. The project itself stays manageable: settings, members, sharing, hooks,
+ * transfer, unarchive, delete and restore do not call this. Every content write calls it once it
+ * has found the project.
+ */
+export function ensureWritable(p: ProjectRow): void {
+  if (p.archived === 1) throw forbidden();
+}
 
 const CREATION_LEVEL: Record<string, number> = { developer: ACCESS.DEVELOPER, maintainer: ACCESS.MAINTAINER };
 

@@ -10,7 +10,6 @@ import {
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
 import {
-  deleteProject as deleteProjectRow,
   findProjectByFullPath,
   findProjectById,
   findProjectByRedirect,
@@ -29,6 +28,8 @@ import {
 import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
+import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
+import { recordEvent } from '../events/service.js';
 import { findGroup, withFullNames } from '../groups/service.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
@@ -44,6 +45,8 @@ import {
   visibleLevelsFor,
   type ProjectAccess,
 } from './policy.js';
+import { personalProjectsLimitError } from './limits.js';
+import { sharedAccessLevels, visibleSharedGroups, type SharedGroupView } from './shared_access.js';
 
 // ---- instance defaults ----
 
@@ -84,10 +87,14 @@ export interface ProjectView {
   groupAccessLevel: number | null;
   /** The project this one was forked from, when the caller may see it. */
   forkedFrom: ProjectView | null;
+  /** Live links to groups the caller may see (full form only). */
+  sharedWithGroups: SharedGroupView[];
   /** Full form (signed in, not `simple`) or the simple one. */
   full: boolean;
   withStatistics: boolean;
   withLicense: boolean;
+  /** Present when an admin asked `with_custom_attributes`. */
+  customAttributes?: CustomAttributeView[];
 }
 
 export interface ViewOptions {
@@ -116,7 +123,9 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
   const direct = new Map<number, number>();
   const nsLevel = new Map<number, number>();
   const groupLevel = new Map<number, number>();
+  let shared = new Map<number, number>();
   if (actor) {
+    shared = await sharedAccessLevels(c, actor.user.id, rows.map((r) => r.id));
     for (const m of await membershipsIn(c.db, actor.user.id, 'Project', rows.map((r) => r.id), today())) direct.set(m.source_id, m.access_level);
     for (const n of nsRows) {
       const level = await accessLevelInGroup(c, actor.user.id, n);
@@ -132,10 +141,12 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
     for (const v of await buildViews(c, actor, sources, { full: false }, depth + 1)) if (v.access.canRead) forkedViews.set(v.row.id, v);
   }
 
+  const sharedGroups = opts.full ? await visibleSharedGroups(c, actor, rows.map((r) => r.id)) : new Map<number, SharedGroupView[]>();
+
   return rows.map((row) => {
     const namespace = namespaces.get(row.namespace_id)!;
     const own = direct.get(row.id) ?? null;
-    const level = Math.max(own ?? 0, nsLevel.get(row.namespace_id) ?? 0);
+    const level = Math.max(own ?? 0, nsLevel.get(row.namespace_id) ?? 0, shared.get(row.id) ?? 0);
     const access: ProjectAccess = {
       level,
       admin,
@@ -156,6 +167,7 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
       projectAccessLevel: own,
       groupAccessLevel: groupLevel.get(row.namespace_id) ?? null,
       forkedFrom: row.forked_from_id !== null ? (forkedViews.get(row.forked_from_id) ?? null) : null,
+      sharedWithGroups: sharedGroups.get(row.id) ?? [],
       full: opts.full,
       withStatistics: !!opts.statistics,
       withLicense: !!opts.license,
@@ -163,7 +175,7 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
   });
 }
 
-const view = async (c: Container, actor: Actor | null, row: ProjectRow, opts: ViewOptions) => (await buildViews(c, actor, [row], opts))[0];
+export const view = async (c: Container, actor: Actor | null, row: ProjectRow, opts: ViewOptions) => (await buildViews(c, actor, [row], opts))[0];
 
 // ---- finding one project ----
 
@@ -201,10 +213,11 @@ export async function getProject(
   c: Container,
   actor: Actor | null,
   idOrPath: number | string,
-  opts: { statistics: boolean; license: boolean },
+  opts: { statistics: boolean; license: boolean; withCustomAttributes?: boolean },
 ): Promise<ProjectView> {
   const { row } = await findProject(c, actor, idOrPath);
-  return view(c, actor, row, { full: actor !== null, statistics: opts.statistics, license: opts.license });
+  const v = await view(c, actor, row, { full: actor !== null, statistics: opts.statistics, license: opts.license });
+  return (await withCustomAttributes(c, actor, 'project', [v], opts.withCustomAttributes, (p) => p.row.id))[0];
 }
 
 // ---- names, paths, settings ----
@@ -213,7 +226,7 @@ const NAME_RE = /^[\p{L}\p{N}\p{Extended_Pictographic}_][\p{L}\p{N}\p{Extended_P
 const NAME_MESSAGE = "can contain only letters, digits, emojis, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
 const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 
-function nameErrors(name: string): string[] {
+export function nameErrors(name: string): string[] {
   if (name.trim() === '') return ["can't be blank"];
   const errors: string[] = [];
   if (!NAME_RE.test(name)) errors.push(NAME_MESSAGE);
@@ -398,6 +411,12 @@ export async function createProject(c: Container, actor: Actor, input: CreatePro
   // the instance default is lowered to fit instead.
   const level = input.visibility === undefined && ns.kind === 'group' ? Math.min(visibilityLevel, ns.visibility_level) : visibilityLevel;
   await checkSettings(c, creatorActor, ns, level, input, errors);
+  const limitReached = await personalProjectsLimitError(c, creator, ns);
+  if (limitReached) {
+    // POST /projects answers a reached limit alone with 403; the admin's POST /projects/user/:id lists it with the rest.
+    if (forUser === undefined) throw exactError(403, { message: [limitReached] });
+    errors.limit_reached = [limitReached];
+  }
   if (Object.keys(errors).length) throw validation(errors);
 
   const now = nowIso();
@@ -428,6 +447,7 @@ export async function createProject(c: Container, actor: Actor, input: CreatePro
         owner: ns.kind === 'group' || ns.owner_id === null ? null : { userId: ns.owner_id, accessLevel: ACCESS.OWNER },
       },
     );
+    await recordEvent(c, { action: 'created', authorId: creator.id, projectId: row.id });
     return view(c, actor, row, { full: true });
   } catch (err) {
     // A concurrent request took the path between the check and the insert.
@@ -470,12 +490,15 @@ export async function updateProject(c: Container, actor: Actor, idOrPath: number
     Object.assign(patch, { path: input.path, full_path: full, full_path_lower: full.toLowerCase() });
     oldFullPath = row.full_path;
   }
-  await checkSettings(c, actor, ns, input.visibility === undefined ? undefined : VISIBILITY[input.visibility], input, errors);
+  // As the reference's valid_visibility_level_change?, only a change of level is checked.
+  const newLevel = input.visibility === undefined ? undefined : VISIBILITY[input.visibility];
+  await checkSettings(c, actor, ns, newLevel === row.visibility_level ? undefined : newLevel, input, errors);
   if (Object.keys(errors).length) throw validation(errors);
 
   patch.updated_at = nowIso();
   try {
     const updated = await updateProjectRow(c.db, row.id, patch, { topics: cleanTopics(input.topics ?? input.tag_list), oldFullPath });
+    await recordEvent(c, { action: 'updated', authorId: actor.user.id, projectId: row.id });
     return view(c, actor, updated, { full: true });
   } catch (err) {
     if (isUniqueViolation(err)) throw validation({ path: ['has already been taken'] });
@@ -523,17 +546,7 @@ export async function transferProject(c: Container, actor: Actor, idOrPath: numb
   return view(c, actor, updated, { full: true });
 }
 
-// ---- delete ----
-
-/**
- * DELETE /projects/:id: owners and admins. Removal is immediate for now; delayed deletion
- * (marked_for_deletion_on, restore) will branch here once the instance settings carry it.
- */
-export async function deleteProject(c: Container, actor: Actor, idOrPath: number | string): Promise<void> {
-  const { row, access } = await findProject(c, actor, idOrPath);
-  if (!isProjectOwner(access)) throw forbidden();
-  await deleteProjectRow(c.db, row.id);
-}
+// Deletion (at once or delayed), restore, archive: lifecycle.ts.
 
 // ---- lists ----
 
@@ -561,6 +574,8 @@ export interface ListProjectsInput {
   with_programming_language?: string;
   simple?: boolean;
   statistics?: boolean;
+  custom_attributes?: Record<string, unknown>;
+  with_custom_attributes?: boolean;
   order_by: ProjectOrder | (typeof STATISTICS_ORDERS)[number];
   sort: 'asc' | 'desc';
 }
@@ -584,7 +599,7 @@ async function authorizedScope(c: Container, actor: Actor, min: number): Promise
 }
 
 /** One page of projects, as the reference's projects finder: visibility first, then the filters. */
-async function listWith(
+export async function listWith(
   c: Container,
   actor: Actor | null,
   input: ListProjectsInput,
@@ -619,6 +634,7 @@ async function listWith(
     idBefore: input.id_before,
     withIssuesEnabled: input.with_issues_enabled,
     withMergeRequestsEnabled: input.with_merge_requests_enabled,
+    customAttributes: customAttributeFilter(actor, input.custom_attributes),
     orderBy,
     sort: input.sort,
   };
@@ -631,8 +647,7 @@ async function listWith(
     if (input.owned) f.authorized = await authorizedScope(c, actor, ACCESS.OWNER);
     else if (input.min_access_level !== undefined) f.authorized = await authorizedScope(c, actor, input.min_access_level);
     else if (input.membership) f.authorized = await authorizedScope(c, actor, ACCESS.GUEST);
-    // Stars come with their own issue: nobody has starred anything yet.
-    if (input.starred) f.none = true;
+    if (input.starred) f.starredBy = [...(f.starredBy ?? []), actor.user.id];
     if (input.imported) f.importedBy = actor.user.id;
   }
   // Topics by id and programming languages need topics and repositories that do not exist yet: nothing matches.
@@ -640,7 +655,7 @@ async function listWith(
 
   const result = await pageProjects(c.db, f, page);
   const items = await buildViews(c, actor, result.items, { full: actor !== null && !input.simple, statistics: input.statistics });
-  return { ...result, items };
+  return { ...result, items: await withCustomAttributes(c, actor, 'project', items, input.with_custom_attributes, (p) => p.row.id) };
 }
 
 /** GET /projects. */

@@ -21,10 +21,13 @@ import {
 } from '../../db/repos/users.js';
 import { isAdmin, requireAdmin, type Actor } from '../auth/actor.js';
 import { conflict, forbidden, invalidParams, notFound, unauthorized, validation } from '../errors.js';
-import { mapPage, type PageRequest, type PageResult } from '../shared/page.js';
+import { type PageRequest, type PageResult } from '../shared/page.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { hashPassword, randomToken } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
+import { getSettings } from '../settings/service.js';
+import { emailDomainError } from './signup_restrictions.js';
+import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
 import { canListUsers, canReadProfile, isBlockedState, MINIMUM_INACTIVE_DAYS, recentlyActive } from './policy.js';
 
 export interface NewUserInput {
@@ -68,7 +71,7 @@ export async function createUserRecord(c: Container, input: NewUserInput): Promi
         external: input.external ? 1 : 0,
         bot: input.bot ? 1 : 0,
         bot_kind: input.bot ?? null,
-        projects_limit: input.projectsLimit ?? 100000,
+        projects_limit: input.projectsLimit ?? (await getSettings(c)).default_projects_limit,
         can_create_group: input.canCreateGroup === false ? 0 : 1,
         created_by_id: input.createdById ?? null,
         created_at: now,
@@ -103,6 +106,8 @@ export interface UserView {
   viewerSignedIn: boolean;
   /** Only for `admin_details`. */
   highestRole: number;
+  /** Present when an admin asked `with_custom_attributes`. */
+  customAttributes?: CustomAttributeView[];
 }
 
 const view = (user: UserRow, form: UserForm, actor: Actor | null, highestRole = 0): UserView => ({
@@ -140,6 +145,8 @@ export interface ListUsersInput {
   createdBefore?: string;
   orderBy?: UserOrderBy;
   sort?: 'asc' | 'desc';
+  customAttributes?: Record<string, unknown>;
+  withCustomAttributes?: boolean;
 }
 
 /** Splits a search as the reference's fuzzy matching does: words of 3+ characters, or the whole query. */
@@ -179,6 +186,7 @@ export async function listUsers(c: Container, actor: Actor | null, input: ListUs
     withoutProjectBots: input.withoutProjectBots,
     // Anvil has no identities: an identity lookup finds nobody.
     none: identityLookup,
+    customAttributes: customAttributeFilter(actor, input.customAttributes),
   };
   // exclude_internal is accepted and matches everyone: Anvil has no internal (ghost, support) users.
   if (input.search !== undefined && input.search.trim() !== '') {
@@ -197,14 +205,15 @@ export async function listUsers(c: Container, actor: Actor | null, input: ListUs
     });
   }
   const result = await pageUsers(c.db, f, page);
-  return mapPage(result, (u) => view(u, admin ? 'admin' : 'basic', actor));
+  const views = result.items.map((u) => view(u, admin ? 'admin' : 'basic', actor));
+  return { ...result, items: await withCustomAttributes(c, actor, 'user', views, input.withCustomAttributes, (v) => v.user.id) };
 }
 
 /** GET /users/:id */
-export async function getUser(c: Container, actor: Actor | null, id: number): Promise<UserView> {
+export async function getUser(c: Container, actor: Actor | null, id: number, opts: { withCustomAttributes?: boolean } = {}): Promise<UserView> {
   const user = await findUserOr404(c, id);
-  if (isAdmin(actor)) return view(user, 'admin_details', actor, await highestAccessLevel(c.db, user.id));
-  return view(user, 'profile', actor);
+  const v = isAdmin(actor) ? view(user, 'admin_details', actor, await highestAccessLevel(c.db, user.id)) : view(user, 'profile', actor);
+  return (await withCustomAttributes(c, actor, 'user', [v], opts.withCustomAttributes, (x) => x.user.id))[0];
 }
 
 /** Profile and account attributes that POST and PUT /users take, named as the API names them. */
@@ -329,6 +338,10 @@ export async function createUser(c: Container, actor: Actor | null, input: Creat
   const password = randomPassword ? randomToken('', 32) : input.password;
   const errors = attributeErrors({ ...input, password: randomPassword ? undefined : input.password }, null);
   if (!password) (errors.password ??= []).push("can't be blank");
+  // Anvil applies the sign-up domain restrictions to the users an administrator creates, since
+  // that is its only way in (the reference exempts them; see the report of issue 3).
+  const domainError = errors.email ? null : await emailDomainError(c, input.email);
+  if (domainError) (errors.email ??= []).push(domainError);
   if (Object.keys(errors).length) throw validation(errors);
 
   const { admin: makeAdmin, external, projects_limit, can_create_group, ...rest } = profileColumns(input);

@@ -1,0 +1,59 @@
+// Project hooks CRUD (maintainers).
+import { Type as T } from '@sinclair/typebox';
+import { createHook, deleteHook, getHook, listHooks, updateHook } from '../../domain/projects/hooks.js';
+import { mapPage } from '../../domain/shared/page.js';
+import { route } from '../../http/route.js';
+import { presentHook } from './resources_present.js';
+import { HookParams, ProjectHook, ProjectIdParam } from './resources_schemas.js';
+
+const TAG = 'projects';
+const HookIdParams = { ...ProjectIdParam, hook_id: T.Integer() };
+
+export const projectHookRoutes = [
+  route({
+    method: 'GET',
+    path: '/projects/:id/hooks',
+    tag: TAG,
+    summary: "A project's hooks",
+    params: T.Object(ProjectIdParam),
+    paginated: true,
+    response: ProjectHook,
+    handler: async ({ c, actor, input, page }) => mapPage(await listHooks(c, actor!, input.id, page), presentHook),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/hooks/:hook_id',
+    tag: TAG,
+    summary: 'One project hook',
+    params: T.Object(HookIdParams),
+    response: ProjectHook,
+    handler: async ({ c, actor, input }) => presentHook(await getHook(c, actor!, input.id, input.hook_id)),
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/hooks',
+    tag: TAG,
+    summary: 'Add a project hook',
+    params: T.Object(HookParams),
+    response: ProjectHook,
+    handler: async ({ c, actor, input }) => presentHook(await createHook(c, actor!, input.id, input)),
+  }),
+  route({
+    method: 'PUT',
+    path: '/projects/:id/hooks/:hook_id',
+    tag: TAG,
+    summary: 'Edit a project hook',
+    params: T.Object({ ...HookParams, hook_id: T.Integer() }),
+    response: ProjectHook,
+    handler: async ({ c, actor, input }) => presentHook(await updateHook(c, actor!, input.id, input.hook_id, input)),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/projects/:id/hooks/:hook_id',
+    tag: TAG,
+    summary: 'Delete a project hook',
+    params: T.Object(HookIdParams),
+    status: 204,
+    handler: async ({ c, actor, input }) => deleteHook(c, actor!, input.id, input.hook_id),
+  }),
+];
