@@ -1,6 +1,6 @@
 // Group lists. A group is a row of `namespaces` with kind 'group'; single-row reads and writes
 // live in repos/namespaces.ts.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runCursorPage, runPage } from '../paginate.js';
@@ -79,10 +79,14 @@ export const groupBotUserIds = (db: Kysely<DB>, groupIds: number[]) =>
  */
 export async function deleteBotUsers(db: Kysely<DB>, userIds: number[]): Promise<void> {
   if (userIds.length === 0) return;
-  await db.transaction().execute(async (tx) => {
-    await tx.deleteFrom('members').where('user_id', 'in', userIds).execute();
-    await tx.deleteFrom('personal_access_tokens').where('user_id', 'in', userIds).execute();
-    await tx.deleteFrom('namespaces').where('kind', '=', 'user').where('owner_id', 'in', userIds).execute();
-    await tx.deleteFrom('users').where('id', 'in', userIds).where('bot', '=', 1).execute();
-  });
+  await db.transaction().execute((tx) => deleteBotRows(tx, userIds));
+}
+
+/** The rows of bot users (memberships, tokens, personal namespaces), inside the caller's transaction. */
+export async function deleteBotRows(tx: Transaction<DB>, userIds: number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await tx.deleteFrom('members').where('user_id', 'in', userIds).execute();
+  await tx.deleteFrom('personal_access_tokens').where('user_id', 'in', userIds).execute();
+  await tx.deleteFrom('namespaces').where('kind', '=', 'user').where('owner_id', 'in', userIds).execute();
+  await tx.deleteFrom('users').where('id', 'in', userIds).where('bot', '=', 1).execute();
 }

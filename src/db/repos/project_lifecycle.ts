@@ -1,6 +1,7 @@
 // Archive, delayed deletion and real removal of a project.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../schema.js';
+import { deleteBotRows } from './groups.js';
 import type { ProjectRow } from './projects.js';
 
 export const setArchived = (db: Kysely<DB>, id: number, archived: boolean, at: string): Promise<ProjectRow> =>
@@ -44,6 +45,15 @@ export async function destroyProjectRows(db: Kysely<DB>, id: number, beforeCommi
   return db.transaction().execute(async (tx) => {
     const p = await tx.selectFrom('projects').select(['id', 'forked_from_id']).where('id', '=', id).executeTakeFirst();
     if (!p) return false;
+    const bots = await tx
+      .selectFrom('members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select('u.id')
+      .where('m.source_type', '=', 'Project')
+      .where('m.source_id', '=', id)
+      .where('u.bot_kind', '=', 'project_bot')
+      .execute();
+    await deleteBotRows(tx, bots.map((b) => b.id));
     await tx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', id).execute();
     await tx.deleteFrom('custom_attributes').where('kind', '=', 'project').where('subject_id', '=', id).execute();
     await tx.updateTable('projects').set({ forked_from_id: null }).where('forked_from_id', '=', id).execute();
@@ -55,3 +65,9 @@ export async function destroyProjectRows(db: Kysely<DB>, id: number, beforeCommi
     return true;
   });
 }
+
+/** Ids of the projects that live in these namespaces. */
+export const projectIdsInNamespaces = (db: Kysely<DB>, namespaceIds: number[]): Promise<number[]> =>
+  namespaceIds.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('projects').select('id').where('namespace_id', 'in', namespaceIds).execute().then((rows) => rows.map((r) => r.id));

@@ -2,6 +2,7 @@
 import type { Container } from '../../container.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { deleteBotUsers, groupBotUserIds, pageGroups, type GroupListFilter } from '../../db/repos/groups.js';
+import { destroyProjectsInNamespaces } from '../projects/lifecycle.js';
 import { insertMember } from '../../db/repos/members.js';
 import {
   deleteNamespaces,
@@ -354,6 +355,7 @@ export async function deleteGroup(c: Container, actor: Actor, idOrPath: number |
   if (!access.canAdmin) throw forbidden();
   const ids = (await findSelfAndDescendants(c.db, row)).map((r) => r.id);
   const bots = await groupBotUserIds(c.db, ids);
+  await destroyProjectsInNamespaces(c, actor, ids);
   await deleteNamespaces(c.db, ids);
   await deleteBotUsers(c.db, bots);
 }

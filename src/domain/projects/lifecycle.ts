@@ -6,7 +6,7 @@
 // restored. Without delayed deletion the rows go at once (every lookup and list stops seeing the
 // project with the 202) and the same job finishes the work outside the database (blobs).
 import type { Container } from '../../container.js';
-import { clearDeletionMark, destroyProjectRows, markForDeletion, setArchived } from '../../db/repos/project_lifecycle.js';
+import { clearDeletionMark, destroyProjectRows, markForDeletion, projectIdsInNamespaces, setArchived } from '../../db/repos/project_lifecycle.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
@@ -59,6 +59,21 @@ export async function deleteProject(c: Container, actor: Actor, idOrPath: number
   });
   await recordDestroyed(c, row, actor.user.id);
   await removeProjectFiles(c, row.id);
+}
+
+/**
+ * Removes every project in these namespaces the way a project DELETE without delay does (rows now,
+ * files by the queued job), before a group deletion removes the namespaces themselves.
+ */
+export async function destroyProjectsInNamespaces(c: Container, actor: Actor, namespaceIds: number[]): Promise<void> {
+  for (const id of await projectIdsInNamespaces(c.db, namespaceIds)) {
+    const row = await findProjectById(c.db, id);
+    const gone = await destroyProjectRows(c.db, id, async (tx) => {
+      await c.queue.enqueue(PROJECT_DESTROY_JOB, { projectId: id }, { trx: tx });
+    });
+    if (gone && row) await recordDestroyed(c, row, actor.user.id);
+    await removeProjectFiles(c, id);
+  }
 }
 
 /** The `destroyed` event: about a project that is gone, so it names the project as its target. */

@@ -54,4 +54,3 @@ export async function readUpload(c: Container, actor: Actor | null, projectPath:
 }
 
 /** Blobs of a project that is going away (call from project deletion). */
-export const deleteProjectFiles = (c: Container, projectId: number) => c.storage.deletePrefix(`projects/${projectId}/`);
