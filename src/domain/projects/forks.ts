@@ -6,6 +6,8 @@
 // below) is the one place where the git work goes; until it has run the fork's import_status is
 // `scheduled`, as the reference's forks are while their repository is being copied.
 import type { Container } from '../../container.js';
+import { initBare } from '../../git/repository.js';
+import { copyProjectRepository, repositoryDir } from '../repository/service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { findNamespaceByFullPath, findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
 import { insertFork, linkFork, setImportStatus, unlinkFork } from '../../db/repos/project_forks.js';
@@ -152,6 +154,9 @@ export async function forkProject(c: Container, actor: Actor, idOrPath: number |
 export async function runForkRepository(c: Container, payload: { projectId: number }): Promise<void> {
   const fork = await findProjectById(c.db, Number(payload.projectId));
   if (!fork || fork.import_status === 'finished') return;
+  const source = fork.forked_from_id === null ? null : await findProjectById(c.db, fork.forked_from_id);
+  if (source) await copyProjectRepository(c, source.id, fork.id);
+  else await initBare(repositoryDir(c, fork.id), fork.default_branch ?? 'main'); // the source went away first
   await setImportStatus(c.db, fork.id, 'finished');
 }
 

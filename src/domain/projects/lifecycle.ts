@@ -15,6 +15,7 @@ import { recordEvent } from '../events/service.js';
 import { getSettings } from '../settings/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { nowIso, today } from '../shared/time.js';
+import { removeProjectRepository } from '../repository/service.js';
 import { isProjectOwner } from './policy.js';
 import { findProject, view, type ProjectView } from './service.js';
 
@@ -32,9 +33,10 @@ export async function setProjectArchived(c: Container, actor: Actor, idOrPath: n
   return view(c, actor, updated, { full: true });
 }
 
-/** Everything of the project outside the database. Repositories join here once they exist. */
+/** Everything of the project outside the database: blobs and its repository. */
 async function removeProjectFiles(c: Container, projectId: number): Promise<void> {
   await c.storage.deletePrefix(`projects/${projectId}/`);
+  removeProjectRepository(c, projectId);
 }
 
 /** DELETE /projects/:id: owners and admins; 202 whether the project is marked or gone. */

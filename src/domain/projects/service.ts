@@ -1,5 +1,7 @@
 // Projects: one function per operation. Rules here; SQL in db/repos/projects.ts.
 import type { Container } from '../../container.js';
+import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
+import { createProjectRepository, removeProjectRepository } from '../repository/service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { membershipsIn } from '../../db/repos/members.js';
 import {
@@ -447,6 +449,14 @@ export async function createProject(c: Container, actor: Actor, input: CreatePro
         owner: ns.kind === 'group' || ns.owner_id === null ? null : { userId: ns.owner_id, accessLevel: ACCESS.OWNER },
       },
     );
+    try {
+      await createProjectRepository(c, row, creator);
+    } catch (err) {
+      // No project without its repository: undo the rows, then report the failure.
+      await destroyProjectRows(c.db, row.id);
+      removeProjectRepository(c, row.id);
+      throw err;
+    }
     await recordEvent(c, { action: 'created', authorId: creator.id, projectId: row.id });
     return view(c, actor, row, { full: true });
   } catch (err) {
