@@ -96,22 +96,7 @@ export const UpdateGroupParams = {
 
 // ---- group access tokens ----
 
-const tokenFields = {
-  id: T.Integer(),
-  name: T.String(),
-  revoked: T.Boolean(),
-  created_at: Timestamp,
-  scopes: T.Array(T.String()),
-  user_id: T.Integer(),
-  last_used_at: Nullable(Timestamp),
-  active: T.Boolean(),
-  expires_at: Nullable(DateOnly),
-  access_level: T.Integer(),
-};
-/** The reference's ResourceAccessToken entity. */
-export const GroupAccessToken = T.Object(tokenFields);
-/** Only in the creation response. */
-export const GroupAccessTokenWithToken = T.Object({ ...tokenFields, token: T.String() });
+export { ResourceAccessToken as GroupAccessToken, ResourceAccessTokenWithToken as GroupAccessTokenWithToken } from '../tokens/schemas.js';
 
 export const CreateGroupTokenParams = {
   ...GroupIdParam,

@@ -4,7 +4,7 @@ import { createProjectToken, getProjectToken, listProjectTokens, revokeProjectTo
 import { mapPage } from '../../domain/shared/page.js';
 import { route } from '../../http/route.js';
 import { presentGroupToken as presentResourceToken } from '../groups/present.js';
-import { GroupAccessToken as ResourceAccessToken, GroupAccessTokenWithToken as ResourceAccessTokenWithToken } from '../groups/schemas.js';
+import { ResourceAccessToken, ResourceAccessTokenWithToken } from '../tokens/schemas.js';
 import { CreateProjectTokenParams, ProjectIdParam } from './resources_schemas.js';
 
 const TAG = 'projects';

@@ -20,6 +20,10 @@ export const PersonalAccessToken = T.Object(tokenFields);
 export const PersonalAccessTokenWithToken = T.Object({ ...tokenFields, token: T.String() });
 export const ImpersonationToken = T.Object({ ...tokenFields, impersonation: T.Boolean() });
 export const ImpersonationTokenWithToken = T.Object({ ...tokenFields, token: T.String(), impersonation: T.Boolean() });
+/** The reference's ResourceAccessToken entity: group and project access tokens. */
+export const ResourceAccessToken = T.Object({ ...tokenFields, access_level: T.Integer() });
+/** Only in the creation response. */
+export const ResourceAccessTokenWithToken = T.Object({ ...tokenFields, access_level: T.Integer(), token: T.String() });
 
 /** YYYY-MM-DD; checked for a real, future date in the domain. */
 const ExpiresAt = T.Optional(T.String());

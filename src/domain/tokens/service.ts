@@ -117,16 +117,8 @@ export async function createOwnToken(c: Container, actor: Actor, input: NewToken
   return issueToken(c, { userId: actor.user.id, name: input.name, scopes: input.scopes, expiresAt });
 }
 
-export interface ListTokensInput {
-  userId?: number;
-  state?: 'active' | 'inactive';
-  revoked?: boolean;
-  createdBefore?: string;
-  createdAfter?: string;
-  lastUsedBefore?: string;
-  lastUsedAfter?: string;
-  search?: string;
-}
+/** The list filters a caller may give (the rest of PatFilters is set by the rules below). */
+export type ListTokensInput = Omit<PatFilters, 'impersonation' | 'today'>;
 
 /** Admins see every token (optionally one user's); others see their own personal tokens. */
 /** A date-time filter as stored (ISO 8601 UTC), so text comparison orders correctly. */
