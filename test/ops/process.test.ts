@@ -85,7 +85,7 @@ describe('start-up (sqlite, empty data dir)', () => {
     const spawned = process.hrtime.bigint();
     const s = await startServer({ waitForListening: false });
     try {
-      const ms = await waitForHealth(s.url, spawned);
+      const ms = await waitForHealth(s.url, spawned, 120_000); // a liveness bound for a loaded machine, not a timing check
       t.diagnostic(`spawn → first 200 on /-/health: ${ms.toFixed(0)} ms (under tsx, informational)`);
       const printed = /Created user root\. Its API token \(shown once\): (\S+)/.exec(s.stdout())?.[1];
       assert.ok(printed, s.stdout());
