@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { seedGit, type SeededGit } from './git.js';
 import { seedProjects, type SeededProjects } from './projects.js';
 import { ROOT, distIsFresh, freePort, rssOf, startServer, waitForHealth, type RunningServer } from './server.js';
 
@@ -52,7 +53,18 @@ export const SCENARIOS: Scenario[] = [
     seed: async (ctx) => void (seededProjects = await seedProjects(ctx)),
   },
   { name: 'GET /projects/:id (100k)', path: () => `/api/v4/projects/${seededProjects!.middleId}`, seed: async (ctx) => void (seededProjects = await seedProjects(ctx)) },
+  // GIT: push and clone of 10,000 commits are timed by the seed (bench/git.ts); then the branches list with 5,000 branches.
+  {
+    name: 'git: GET branches (5k)',
+    path: () => `/api/v4/projects/${seededGit!.projectId}/repository/branches?per_page=20`,
+    seed: async (ctx) => void (seededGit = await seedGit(ctx)),
+  },
 ];
+
+let seededGit: SeededGit | null = null;
+/** `npm run bench -- <word>` runs only the scenarios whose name contains the word (e.g. `git`). */
+const ONLY = process.argv[2]?.toLowerCase();
+const SELECTED = ONLY ? SCENARIOS.filter((sc) => sc.name.toLowerCase().includes(ONLY)) : SCENARIOS;
 
 let seededProjects: SeededProjects | null = null;
 const pathOf = (sc: Scenario) => (typeof sc.path === 'function' ? sc.path() : sc.path);
@@ -168,7 +180,7 @@ async function main() {
 
     // Record each scenario's exact answer for the bare server.
     const fixtures = [];
-    for (const sc of SCENARIOS) {
+    for (const sc of SELECTED) {
       await sc.seed?.(ctx);
       const r = await fetch(url + pathOf(sc), { headers: sc.auth === false ? {} : { 'private-token': TOKEN } });
       if (r.status !== 200) throw new Error(`${sc.name}: ${r.status} ${await r.text()}`);
@@ -180,10 +192,10 @@ async function main() {
     fs.writeFileSync(fixturesFile, JSON.stringify(fixtures));
     bare = await startBare(fixturesFile);
 
-    process.stdout.write(`\n${SCENARIOS.length} scenario(s) on ${pgDb ? 'PostgreSQL' : 'SQLite'}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s each, ` +
+    process.stdout.write(`\n${SELECTED.length} scenario(s) on ${pgDb ? 'PostgreSQL' : 'SQLite'}, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s each, ` +
       `${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}\n\n`);
     process.stdout.write(`${'scenario'.padEnd(28)}${'target'.padEnd(8)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'ratio'.padStart(8)}\n`);
-    for (const sc of SCENARIOS) {
+    for (const sc of SELECTED) {
       const headers: Record<string, string> = sc.auth === false ? {} : { 'private-token': TOKEN };
       const a = await measure(url + pathOf(sc), headers);
       const b = await measure(bare.url + pathOf(sc), headers);

@@ -7,9 +7,12 @@ import type { Config } from './config.js';
 import { dialectOf, openDatabase, type Dialect } from './db/dialect.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import type { DB } from './db/schema.js';
+import { registerBranchJobs } from './domain/branches/service.js';
 import { registerEventJobs } from './domain/events/service.js';
 import { Queue } from './queue/queue.js';
 import { registerProjectJobs } from './domain/projects/jobs.js';
+import { registerRefChangeJobs } from './domain/repository/ref_changes.js';
+import { registerRepositoryStatisticsJob } from './domain/repository/statistics.js';
 import type { BlobStorage } from './storage/blob.js';
 import { LocalBlobStorage } from './storage/local.js';
 
@@ -55,6 +58,9 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
   };
   // Job handlers, by area: every node can run every job.
   registerProjectJobs(c);
+  registerBranchJobs(c);
+  registerRepositoryStatisticsJob(c);
+  registerRefChangeJobs(c);
   await registerEventJobs(c);
   return c;
 }

@@ -1,5 +1,7 @@
 // Every API route, by area. An area adds one line here.
 import type { ApiRoute } from '../http/route.js';
+import { branchRoutes } from './branches/routes.js';
+import { protectedBranchRoutes } from './protected_branches/routes.js';
 import { customAttributeRoutes } from './custom_attributes/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
@@ -15,9 +17,10 @@ import { projectUploadRoutes } from './projects/uploads_routes.js';
 import { projectForkRoutes } from './projects/forks_routes.js';
 import { projectLifecycleRoutes } from './projects/lifecycle_routes.js';
 import { projectStarRoutes } from './projects/stars_routes.js';
+import { repositoryRoutes } from './repository/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes];

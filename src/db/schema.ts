@@ -298,7 +298,40 @@ export interface PushEventPayloadsTable {
   commit_title: string | null;
 }
 
+/** Cached repository figures of a project (019). */
+export interface ProjectRepositoryStatisticsTable {
+  project_id: number;
+  commit_count: number;
+  repository_size: number | string; // bigint: PostgreSQL answers a string
+  languages: string; // JSON [[name, share], …], largest first
+  refreshed_at: string;
+}
+
+/** Protected branches: a branch name or wildcard per project (migration 012). */
+export interface ProtectedBranchesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  allow_force_push: Default<number>;
+  code_owner_approval_required: Default<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Who may push / merge / unprotect a protected branch: a role, a user or a group (migration 012). */
+export interface ProtectedBranchAccessLevelsTable {
+  id: Generated<number>;
+  protected_branch_id: number;
+  kind: 'push' | 'merge' | 'unprotect';
+  access_level: number | null;
+  user_id: number | null;
+  group_id: number | null;
+}
+
 export interface DB {
+  protected_branches: ProtectedBranchesTable;
+  protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
+  project_repository_statistics: ProjectRepositoryStatisticsTable;
   custom_attributes: CustomAttributesTable;
   events: EventsTable;
   push_event_payloads: PushEventPayloadsTable;

@@ -68,6 +68,14 @@ export async function resolveRevision(dir: string, rev: string): Promise<string 
   return r.code === 0 && sha ? sha : null;
 }
 
+/**
+ * Housekeeping: moves loose refs into packed-refs. With thousands of loose refs every ref listing
+ * reads thousands of files (5,000 branches: ~60 ms per for-each-ref loose, ~5 ms packed).
+ */
+export async function packRefs(dir: string): Promise<void> {
+  await git(['pack-refs', '--all', '--prune'], { gitDir: dir });
+}
+
 /** Size on disk in bytes (objects and refs), for project statistics. */
 export function repositorySize(dir: string): number {
   let total = 0;
@@ -83,3 +91,9 @@ export function repositorySize(dir: string): number {
 }
 
 export { identityEnv };
+
+/** Commits reachable from `rev` (0 when it does not exist). */
+export async function commitCount(dir: string, rev: string): Promise<number> {
+  const r = await git(['rev-list', '--count', `${safeArg(rev, 'revision')}`, '--'], { gitDir: dir, okCodes: [128] });
+  return r.code === 0 ? Number(r.stdout.toString().trim()) : 0;
+}

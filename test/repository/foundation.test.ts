@@ -3,10 +3,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { makeProject } from '../helpers/projects.js';
 import { runDueProjectJobs } from '../helpers/project_jobs.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
+import { refreshRepositoryStatistics } from '../../src/domain/repository/statistics.js';
 import { gitText, safeArg } from '../../src/git/git.js';
 
 for (const dialect of DIALECTS) {
@@ -44,6 +46,20 @@ for (const dialect of DIALECTS) {
       const head = (id: number) => gitText(['rev-parse', 'main'], { gitDir: repositoryDir(t.c, id) });
       assert.equal(await head(fork.body.id), await head(src.id));
       assert.equal((await t.get(`/api/v4/projects/${fork.body.id}`, u.token)).body.import_status, 'finished');
+    });
+
+    it('the repository refresh job packs loose refs (branch listings stay fast with many branches)', async () => {
+      const p = await makeProject(t, t.rootToken, { name: 'packme', initialize_with_readme: true });
+      for (const name of ['a', 'b', 'c']) {
+        assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/repository/branches`, { body: { branch: name, ref: 'main' } })).status, 201);
+      }
+      const dir = repositoryDir(t.c, p.id);
+      const loose = () => fs.readdirSync(path.join(dir, 'refs', 'heads'));
+      assert.ok(loose().length >= 3);
+      await refreshRepositoryStatistics(t.c, p.id);
+      assert.deepEqual(loose(), []);
+      assert.match(fs.readFileSync(path.join(dir, 'packed-refs'), 'utf8'), /refs\/heads\/b$/m);
+      assert.equal((await t.get(`/api/v4/projects/${p.id}/repository/branches`)).body.length, 4);
     });
 
     it('the git wrapper refuses values that git would read as options', () => {

@@ -115,11 +115,12 @@ export function presentProject(c: Container, v: ProjectView): Static<typeof Proj
     out.license = null;
   }
   if (v.withStatistics && canReadStatistics(a)) {
-    // Sizes are zero until repositories, artifacts and packages exist.
+    // Repository figures come from the cache (repository/statistics.ts); wikis, LFS, artifacts and packages do not exist yet.
+    const rs = v.repositoryStatistics;
     out.statistics = {
-      commit_count: 0,
-      storage_size: 0,
-      repository_size: 0,
+      commit_count: rs?.commitCount ?? 0,
+      storage_size: rs?.repositorySize ?? 0,
+      repository_size: rs?.repositorySize ?? 0,
       wiki_size: 0,
       lfs_objects_size: 0,
       job_artifacts_size: 0,

@@ -9,6 +9,8 @@ import * as m005 from './005_settings.js';
 import * as m010 from './010_rate_limits.js';
 import * as m008 from './008_project_resources.js';
 import * as m009 from './009_custom_attributes_events.js';
+import * as m012 from './012_protected_branches.js';
+import * as m019 from './019_repository_statistics.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -20,6 +22,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '010_rate_limits': m010,
   '008_project_resources': m008,
   '009_custom_attributes_events': m009,
+  '012_protected_branches': m012,
+  '019_repository_statistics': m019,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -133,3 +133,14 @@ export async function pendingJobExists(db: Kysely<DB>, kind: string, exceptId: n
   if (exceptId !== null) q = q.where('id', '!=', exceptId);
   return (await q.limit(1).executeTakeFirst()) !== undefined;
 }
+
+/** Jobs that are due or running now (future scheduled runs do not count). */
+export async function countDueJobs(db: Kysely<DB>, now: string): Promise<number> {
+  const r = await db
+    .selectFrom('background_jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', 'in', ['queued', 'running'])
+    .where('run_at', '<=', now)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}

@@ -28,6 +28,11 @@ export interface EventListFilter {
   visibility: ProjectVisibilityScope;
   /** Events whose project is gone are listed only when this is true (their author, or an admin, looks). */
   withoutProject: boolean;
+  /**
+   * Push events show only where the caller may download code: absent, every push is shown; else
+   * pushes in non-private projects, and in private ones where `reporterIn` gives reporter or more.
+   */
+  pushes?: { reporterIn: AuthorizedScope | null };
   action?: string;
   targetType?: string;
   /** Exclusive bounds on created_at (timestamps). */
@@ -47,6 +52,17 @@ export function pageEvents(db: Kysely<DB>, f: EventListFilter, page: PageRequest
       eb.and([eb('projects.id', 'is not', null), visibleProjectCondition(f.visibility)]),
     ]),
   );
+  if (f.pushes) {
+    const reporter = f.pushes.reporterIn;
+    q = q.where((eb) =>
+      eb.or([
+        eb('events.action', '!=', 'pushed'),
+        eb('projects.id', 'is', null),
+        eb('projects.visibility_level', '>', 0),
+        reporter ? authorizedCondition(reporter) : sql<SqlBool>`1 = 0`,
+      ]),
+    );
+  }
   if (f.action !== undefined) q = q.where('events.action', '=', f.action);
   if (f.targetType !== undefined) q = q.where('events.target_type', '=', f.targetType);
   q = q.where('events.created_at', '>', f.createdAfter);

@@ -13,12 +13,12 @@ import {
   type EventRow,
   type PushPayloadRow,
 } from '../../db/repos/events.js';
-import type { AuthorizedScope, ProjectVisibilityScope } from '../../db/repos/projects.js';
+import type { AuthorizedScope, ProjectRow, ProjectVisibilityScope } from '../../db/repos/projects.js';
 import { findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
-import { ACCESS, relatedGroupIds } from '../members/policy.js';
-import { visibleLevelsFor } from '../projects/policy.js';
+import { ACCESS, VISIBILITY, relatedGroupIds } from '../members/policy.js';
+import { visibleLevelsFor, type ProjectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/service.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';
@@ -142,6 +142,21 @@ async function projectVisibility(c: Container, actor: Actor | null): Promise<Pro
   return { kind: 'user', levels: visibleLevelsFor(actor), access: await authorizedProjects(c, actor) };
 }
 
+/**
+ * download_code, which push events need (they name commits): anyone who sees a public or internal
+ * project (the repository feature is always on), reporters and above in a private one, admins.
+ */
+function canDownloadCode(row: ProjectRow, access: ProjectAccess): boolean {
+  return access.admin || row.visibility_level > VISIBILITY.private || access.level >= ACCESS.REPORTER;
+}
+
+/** The push filter of the cross-project lists: none for admins; reporter roles for signed-in users. */
+async function pushScope(c: Container, actor: Actor | null): Promise<EventListFilter['pushes']> {
+  if (isAdmin(actor)) return undefined;
+  if (!actor) return { reporterIn: null };
+  return { reporterIn: { ...(await authorizedProjects(c, actor)), minAccess: ACCESS.REPORTER, groupIds: (await relatedGroupIds(c, actor.user.id, ACCESS.REPORTER)).atOrBelow } };
+}
+
 /** Projects the actor has any role in. */
 async function authorizedProjects(c: Container, actor: Actor): Promise<AuthorizedScope> {
   return {
@@ -160,6 +175,7 @@ async function authorizedProjects(c: Container, actor: Actor): Promise<Authorize
  */
 async function listWith(
   c: Container,
+  actor: Actor | null,
   input: EventFilterInput,
   page: PageRequest,
   base: Omit<EventListFilter, 'createdAfter' | 'sort'>,
@@ -177,7 +193,7 @@ async function listWith(
     createdBefore: before !== undefined ? startOfDay(before) : undefined,
     sort: input.sort ?? 'desc',
   };
-  const result = await pageEvents(c.db, f, page);
+  const result = await pageEvents(c.db, { ...f, pushes: base.pushes ?? (await pushScope(c, actor)) }, page);
   const authors = await eventAuthors(c.db, result.items.map((e) => e.author_id));
   const pushes = await pushPayloadsOf(c.db, result.items.filter((e) => e.action === 'pushed').map((e) => e.id));
   return {
@@ -195,9 +211,9 @@ export async function listOwnEvents(
 ): Promise<PageResult<EventView>> {
   const visibility = await projectVisibility(c, actor);
   if (input.scope === 'all') {
-    return listWith(c, input, page, { visibility, inAuthorizedProjects: await authorizedProjects(c, actor), withoutProject: false });
+    return listWith(c, actor, input, page, { visibility, inAuthorizedProjects: await authorizedProjects(c, actor), withoutProject: false });
   }
-  return listWith(c, input, page, { visibility, authorId: actor.user.id, withoutProject: true });
+  return listWith(c, actor, input, page, { visibility, authorId: actor.user.id, withoutProject: true });
 }
 
 /** GET /users/:id/events: the user's events in projects the caller may see; none for a private profile. */
@@ -212,7 +228,7 @@ export async function listUserEvents(
   if (!user) throw notFound('User');
   if (!canReadProfile(actor, user)) return { items: [], total: 0, hasNext: false };
   const self = actor !== null && actor.user.id === user.id;
-  return listWith(c, input, page, { visibility: await projectVisibility(c, actor), authorId: user.id, withoutProject: self || isAdmin(actor) });
+  return listWith(c, actor, input, page, { visibility: await projectVisibility(c, actor), authorId: user.id, withoutProject: self || isAdmin(actor) });
 }
 
 /** GET /projects/:id/events: the events of a project the caller may see. */
@@ -223,8 +239,9 @@ export async function listProjectEvents(
   input: EventFilterInput,
   page: PageRequest,
 ): Promise<PageResult<EventView>> {
-  const { row } = await findProject(c, actor, idOrPath);
-  return listWith(c, input, page, { visibility: { kind: 'all' }, projectId: row.id, withoutProject: false });
+  const { row, access } = await findProject(c, actor, idOrPath);
+  const pushes = canDownloadCode(row, access) ? undefined : { reporterIn: null };
+  return listWith(c, actor, input, page, { visibility: { kind: 'all' }, projectId: row.id, withoutProject: false, pushes });
 }
 
 // ---- action names ----

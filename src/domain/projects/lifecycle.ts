@@ -15,6 +15,7 @@ import { recordEvent } from '../events/service.js';
 import { getSettings } from '../settings/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { nowIso, today } from '../shared/time.js';
+import { repositoryLanguages } from '../repository/languages.js';
 import { removeProjectRepository } from '../repository/service.js';
 import { isProjectOwner } from './policy.js';
 import { findProject, view, type ProjectView } from './service.js';
@@ -114,11 +115,6 @@ export async function runProjectDestroy(c: Container, payload: { projectId: numb
   await removeProjectFiles(c, id);
 }
 
-/**
- * GET /projects/:id/languages: language name → percentage of the default branch's files. Computed
- * from the repository once repositories exist; until then no language is known.
- */
-export async function projectLanguages(c: Container, actor: Actor | null, idOrPath: number | string): Promise<Record<string, number>> {
-  await findProject(c, actor, idOrPath);
-  return {};
-}
+/** GET /projects/:id/languages: language name → percentage of the default branch's files (repository/languages.ts). */
+export const projectLanguages = (c: Container, actor: Actor | null, idOrPath: number | string): Promise<Record<string, number>> =>
+  repositoryLanguages(c, actor, idOrPath);

@@ -1,7 +1,10 @@
 // Projects: one function per operation. Rules here; SQL in db/repos/projects.ts.
 import type { Container } from '../../container.js';
+import type { RepositoryStatisticsRow } from '../../db/repos/repository_statistics.js';
+import { repositoryStatistics } from '../repository/statistics.js';
 import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
 import { createProjectRepository, removeProjectRepository } from '../repository/service.js';
+import { protectDefaultBranch } from '../protected_branches/service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { membershipsIn } from '../../db/repos/members.js';
 import {
@@ -94,6 +97,8 @@ export interface ProjectView {
   /** Full form (signed in, not `simple`) or the simple one. */
   full: boolean;
   withStatistics: boolean;
+  /** With `withStatistics` and read_statistics: the cached repository figures (null until first computed). */
+  repositoryStatistics?: RepositoryStatisticsRow | null;
   withLicense: boolean;
   /** Present when an admin asked `with_custom_attributes`. */
   customAttributes?: CustomAttributeView[];
@@ -144,6 +149,8 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
   }
 
   const sharedGroups = opts.full ? await visibleSharedGroups(c, actor, rows.map((r) => r.id)) : new Map<number, SharedGroupView[]>();
+  // One project's figures are computed now if never cached (bounded: once per project); a longer list's missing ones are queued.
+  const stats = opts.statistics ? await repositoryStatistics(c, rows.map((r) => r.id), { computeMissing: rows.length === 1 }) : null;
 
   return rows.map((row) => {
     const namespace = namespaces.get(row.namespace_id)!;
@@ -172,6 +179,7 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
       sharedWithGroups: sharedGroups.get(row.id) ?? [],
       full: opts.full,
       withStatistics: !!opts.statistics,
+      repositoryStatistics: stats ? (stats.get(row.id) ?? null) : undefined,
       withLicense: !!opts.license,
     };
   });
@@ -451,6 +459,7 @@ export async function createProject(c: Container, actor: Actor, input: CreatePro
     );
     try {
       await createProjectRepository(c, row, creator);
+      await protectDefaultBranch(c, row);
     } catch (err) {
       // No project without its repository: undo the rows, then report the failure.
       await destroyProjectRows(c.db, row.id);

@@ -3,10 +3,15 @@
 // moves any ref; a refusal throws forbidden(<message shown to the user>) and changes nothing.
 import type { Container } from '../../container.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import type { Actor } from '../auth/actor.js';
+import { branchesContaining, diffPaths, fileAt, HEADS } from '../../git/refs.js';
+import { ZERO_SHA } from '../../git/repository.js';
+import { isAdmin, type Actor } from '../auth/actor.js';
 import { forbidden } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
 import { projectAccess } from '../projects/policy.js';
+import { codeOwnerPatternsMatched, parseCodeOwners } from '../protected_branches/code_owners.js';
+import { anyEntryAllows, entriesFor, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
+import { repositoryDir } from './service.js';
 
 export interface RefUpdate {
   /** Full ref name: refs/heads/<branch> or refs/tags/<tag>. */
@@ -19,17 +24,120 @@ export interface RefUpdate {
   force: boolean;
   /** Paths the update touches (for code-owner rules), when the caller knows them cheaply. */
   changedPaths?: string[];
+  /** Git environment that makes not-yet-accepted objects visible (a push's quarantine), for lazy reads. */
+  objectEnv?: Record<string, string>;
 }
+
+export interface RefCheckOptions {
+  /**
+   * Where the change comes from: 'web' for the API (branch, commits and files endpoints), 'git'
+   * for a push. Protected branches may be created by mergers and deleted by maintainers only
+   * through the API, as the reference allows it only from the web/API. Default 'git' (stricter).
+   */
+  via?: 'web' | 'git';
+}
+
+/** The reference's git check messages (lib/gitlab/checks/branch_check.rb). */
+export const REF_MESSAGES = {
+  deleteDefaultBranch: 'The default branch of a project cannot be deleted.',
+  forcePushProtected: 'You are not allowed to force push code to a protected branch on this project.',
+  nonMaintainerDeleteProtected:
+    'You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch.',
+  nonWebDeleteProtected: 'You can only delete protected branches using the web interface.',
+  pushProtected: 'You are not allowed to push code to protected branches on this project.',
+  createProtected: 'You are not allowed to create protected branches on this project.',
+  invalidCommitCreateProtected: 'You can only use an existing protected branch ref as the basis of a new protected branch.',
+  nonWebCreateProtected: 'You can only create protected branches using the web interface and API.',
+  hexBranchName: 'You cannot create a branch with a 40-character hexadecimal branch name.',
+} as const;
 
 /**
  * Refuses updates the actor may not make. Base rules: archived projects refuse every push;
- * pushing needs developer access. Protected branch rules (push/merge/unprotect levels, user
- * and group entries, force push, deletion, code owners) are applied by the protected
- * branches area inside this same function.
+ * pushing needs developer access. Then, per branch update, the reference's branch checks: the
+ * default branch cannot be deleted; no 40-hex branch names; and on a protected branch (every
+ * matching rule, exact name first, then wildcards — the most permissive rule wins):
+ * - force push only when a matching rule has allow_force_push;
+ * - create: allowed to push, or allowed to merge when the new commit is already on a protected
+ *   branch and the change comes from the API;
+ * - delete: maintainers (and admins) only, and only through the API;
+ * - update: a push entry must allow the actor (role ≥ level; "No one"; admin level; a user; a
+ *   member of a group);
+ * - code_owner_approval_required: refused when the touched paths match a pattern of the
+ *   CODEOWNERS file on the branch's current tip (root, docs/ or .service/).
  */
-export async function checkRefUpdates(c: Container, actor: Actor, project: ProjectRow, updates: RefUpdate[]): Promise<void> {
+export async function checkRefUpdates(c: Container, actor: Actor, project: ProjectRow, updates: RefUpdate[], opts: RefCheckOptions = {}): Promise<void> {
   if (project.archived === 1) throw forbidden('You are not allowed to push code to an archived project.');
   const access = await projectAccess(c, actor, project);
   if (!access.admin && access.level < ACCESS.DEVELOPER) throw forbidden('You are not allowed to push code to this project.');
-  void updates;
+
+  const branchUpdates = updates.filter((u) => u.ref.startsWith(HEADS));
+  if (branchUpdates.length === 0) return;
+  const via = opts.via ?? 'git';
+  const set = await loadProtection(c, project.id);
+  const who: Pusher = { actor, level: access.level };
+  const dir = repositoryDir(c, project.id);
+
+  for (const u of branchUpdates) {
+    const branch = u.ref.slice(HEADS.length);
+    const creation = u.oldSha === ZERO_SHA;
+    const deletion = u.newSha === ZERO_SHA;
+    if (deletion && branch === project.default_branch) throw forbidden(REF_MESSAGES.deleteDefaultBranch);
+    if (creation && /^[0-9a-f]{40}$/i.test(branch)) throw forbidden(REF_MESSAGES.hexBranchName);
+
+    const rules = matchingRules(set, branch);
+    if (rules.length === 0) continue;
+
+    if (u.force && !deletion && !creation && !rules.some((r) => r.allow_force_push === 1)) throw forbidden(REF_MESSAGES.forcePushProtected);
+    const canPush = await anyEntryAllows(c, who, entriesFor(set, rules, 'push'));
+
+    if (creation) {
+      if (!canPush) {
+        if (!(await anyEntryAllows(c, who, entriesFor(set, rules, 'merge')))) throw forbidden(REF_MESSAGES.createProtected);
+        if (!(await onProtectedBranch(dir, set, u.newSha))) throw forbidden(REF_MESSAGES.invalidCommitCreateProtected);
+        if (via !== 'web') throw forbidden(REF_MESSAGES.nonWebCreateProtected);
+      }
+      continue; // a new branch has no CODEOWNERS of its own yet
+    }
+    if (deletion) {
+      // push_to_delete_protected_branch: maintainers, owners, admins.
+      if (!(isAdmin(actor) || access.level >= ACCESS.MAINTAINER)) throw forbidden(REF_MESSAGES.nonMaintainerDeleteProtected);
+      if (via !== 'web') throw forbidden(REF_MESSAGES.nonWebDeleteProtected);
+      continue;
+    }
+    if (!canPush) throw forbidden(REF_MESSAGES.pushProtected);
+
+    if (rules.some((r) => r.code_owner_approval_required === 1)) {
+      const paths = u.changedPaths ?? (await diffPaths(dir, u.oldSha, u.newSha, u.objectEnv));
+      const matched = await codeOwnerMatches(dir, u.oldSha, paths);
+      if (matched.length) throw forbidden(codeOwnersMessage(matched));
+    }
+  }
+}
+
+/** True when the commit is already on (reachable from) a protected branch. */
+async function onProtectedBranch(dir: string, set: ProtectionSet, sha: string): Promise<boolean> {
+  return (await branchesContaining(dir, sha)).some((b) => matchingRules(set, b).length > 0);
+}
+
+const CODEOWNERS_PATHS = ['CODEOWNERS', 'docs/CODEOWNERS', '.service/CODEOWNERS'];
+
+/** Patterns of the branch tip's CODEOWNERS file (the first found of root, docs/, .service/) that own a touched path. */
+async function codeOwnerMatches(dir: string, tip: string, paths: string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  for (const p of CODEOWNERS_PATHS) {
+    const text = await fileAt(dir, tip, p);
+    if (text !== null) return codeOwnerPatternsMatched(parseCodeOwners(text), paths);
+  }
+  return [];
+}
+
+/** The reference's Gitlab::CodeOwners::Validator message. */
+function codeOwnersMessage(patterns: string[]): string {
+  return (
+    'Pushes to protected branches that contain changes to files that\n' +
+    'match patterns defined in `CODEOWNERS` are disabled for\n' +
+    'this project. Please submit these changes via a merge request.\n\n' +
+    'The following pattern(s) from `CODEOWNERS` were matched:\n' +
+    patterns.map((p) => `- ${p}\n`).join('')
+  );
 }

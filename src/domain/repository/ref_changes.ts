@@ -1,34 +1,169 @@
-// THE place where ref changes are published, whatever moved the ref (push, commits API, files
-// API, branch API): push events with push_data now; hook deliveries subscribe here later.
+// THE place where ref changes are published, whatever moved the refs (git push, commits API, files
+// API, branch API). Called once per operation AFTER the refs moved, with every ref it changed:
+// - push events with push_data, one per ref as the reference records them; when more refs of one
+//   kind (branch/tag) and action than `push_event_activities_limit` change at once, one bulk
+//   event for them instead;
+// - the project's last_activity_at;
+// - a refresh of the cached repository figures (statistics, languages);
+// - the announcement to the hook deliverer (`announceRefChanges`).
 import type { Container } from '../../container.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import type { Actor } from '../auth/actor.js';
-import { recordEvent } from '../events/service.js';
-import type { RefUpdate } from './protection.js';
+import { touchProjectActivity } from '../../db/repos/repository_statistics.js';
+import { git } from '../../git/git.js';
 import { ZERO_SHA } from '../../git/repository.js';
+import type { Actor } from '../auth/actor.js';
+import { recordEvent, type PushData } from '../events/service.js';
+import { getSettings } from '../settings/service.js';
+import { nowIso } from '../shared/time.js';
+import type { RefUpdate } from './protection.js';
+import { repositoryDir } from './service.js';
+import { scheduleRepositoryRefresh } from './statistics.js';
 
-export interface PublishedRefChange extends RefUpdate {
-  commitCount: number;
-  commitTitle: string | null;
+/** A ref that moved. `force` and `changedPaths` are not needed here (RefUpdate is accepted as is). */
+export interface PublishedRefChange extends Omit<RefUpdate, 'force'> {
+  force?: boolean;
+  /** When the caller already knows them; otherwise computed from the repository as the reference does. */
+  commitCount?: number;
+  commitTitle?: string | null;
 }
 
+/** The job that tells the hook deliverer about a push. Payload: {projectId, userId, changes: [{ref, before, after}]}. */
+export const REPOSITORY_PUSH_JOB = 'repository_push';
+
+export interface AnnouncedChange {
+  ref: string;
+  before: string;
+  after: string;
+}
+
+export interface RepositoryPushPayload {
+  projectId: number;
+  userId: number;
+  changes: AnnouncedChange[];
+}
+
+/** Changes per announcement job, so a payload stays well under the queue's 8 KiB limit. */
+const CHANGES_PER_JOB = 40;
+
 export async function publishRefChanges(c: Container, actor: Actor, project: ProjectRow, changes: PublishedRefChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  await recordPushEvents(c, actor, project, changes);
+  await touchProjectActivity(c.db, project.id, nowIso());
+  await scheduleRepositoryRefresh(c, project.id);
+  await announceRefChanges(c, actor, project, changes);
+}
+
+const isTag = (ref: string) => ref.startsWith('refs/tags/');
+const shortRef = (ref: string) => ref.replace(/^refs\/(heads|tags)\//, '');
+const actionOf = (ch: PublishedRefChange): PushData['action'] =>
+  ch.oldSha === ZERO_SHA ? 'created' : ch.newSha === ZERO_SHA ? 'removed' : 'pushed';
+
+async function recordPushEvents(c: Container, actor: Actor, project: ProjectRow, changes: PublishedRefChange[]): Promise<void> {
+  const limit = Number((await getSettings(c)).push_event_activities_limit);
+  const groups = new Map<string, PublishedRefChange[]>();
   for (const ch of changes) {
-    const isTag = ch.ref.startsWith('refs/tags/');
-    const short = ch.ref.replace(/^refs\/(heads|tags)\//, '');
-    await recordEvent(c, {
-      action: 'pushed',
-      authorId: actor.user.id,
-      projectId: project.id,
-      push: {
-        commitCount: ch.commitCount,
-        action: ch.oldSha === ZERO_SHA ? 'created' : ch.newSha === ZERO_SHA ? 'removed' : 'pushed',
-        refType: isTag ? 'tag' : 'branch',
-        commitFrom: ch.oldSha === ZERO_SHA ? null : ch.oldSha,
-        commitTo: ch.newSha === ZERO_SHA ? null : ch.newSha,
-        ref: short,
-        commitTitle: ch.commitTitle,
-      },
-    });
+    const key = `${isTag(ch.ref) ? 'tag' : 'branch'}:${actionOf(ch)}`;
+    groups.set(key, [...(groups.get(key) ?? []), ch]);
   }
+  for (const [key, group] of groups) {
+    const [refType, action] = key.split(':') as [PushData['refType'], PushData['action']];
+    if (group.length > limit) {
+      // The reference's bulk push event: no ref, no commits, one row for the lot.
+      await recordEvent(c, {
+        action: 'pushed',
+        authorId: actor.user.id,
+        projectId: project.id,
+        push: { commitCount: 0, action, refType, commitFrom: null, commitTo: null, ref: null, commitTitle: null },
+      });
+      continue;
+    }
+    for (const ch of group) {
+      const { count, title } = await commitsOf(c, project, ch);
+      await recordEvent(c, {
+        action: 'pushed',
+        authorId: actor.user.id,
+        projectId: project.id,
+        push: {
+          commitCount: count,
+          action,
+          refType,
+          commitFrom: ch.oldSha === ZERO_SHA ? null : ch.oldSha,
+          commitTo: ch.newSha === ZERO_SHA ? null : ch.newSha,
+          ref: shortRef(ch.ref),
+          commitTitle: title,
+        },
+      });
+    }
+  }
+}
+
+/**
+ * commit_count and commit_title as the reference derives them: an update counts old..new; a new
+ * default branch counts all its commits; another new branch the commits the default branch lacks;
+ * a tag its one commit; a removal none. The title is the first line (≤ 70 characters) of the newest
+ * of those commits.
+ */
+async function commitsOf(c: Container, project: ProjectRow, ch: PublishedRefChange): Promise<{ count: number; title: string | null }> {
+  if (ch.commitCount !== undefined) return { count: ch.commitCount, title: ch.commitTitle ?? null };
+  if (ch.newSha === ZERO_SHA) return { count: 0, title: null };
+  const dir = repositoryDir(c, project.id);
+  let range: string[];
+  if (isTag(ch.ref)) range = ['-1', `${ch.newSha}^{commit}`];
+  else if (ch.oldSha !== ZERO_SHA) range = [ch.newSha, `^${ch.oldSha}`];
+  else {
+    const defaultRef = `refs/heads/${project.default_branch ?? 'main'}`;
+    const hasDefault = ch.ref !== defaultRef && (await git(['rev-parse', '--verify', '--quiet', defaultRef], { gitDir: dir, okCodes: [1] })).code === 0;
+    range = hasDefault ? [ch.newSha, `^${defaultRef}`] : [ch.newSha];
+  }
+  const count = Number((await git(['rev-list', '--count', ...range, '--'], { gitDir: dir })).stdout.toString().trim());
+  if (count === 0) return { count, title: null };
+  const message = (await git(['log', '-1', '--format=%B', ...range, '--'], { gitDir: dir })).stdout.toString('utf8');
+  return { count, title: commitTitle(message) };
+}
+
+/** First line, trimmed, cut to 70 characters with an ellipsis (Rails' truncate). */
+export function commitTitle(message: string): string {
+  const nl = message.indexOf('\n');
+  const line = (nl >= 0 ? message.slice(0, nl) : message).trim();
+  return line.length > 70 ? `${line.slice(0, 67)}...` : line;
+}
+
+/**
+ * Tells the hook deliverer that refs moved: one `repository_push` job per push (split into several
+ * when a push moves many refs). System and project hook delivery come in a later issue; until
+ * then the job's handler only checks the payload.
+ */
+export async function announceRefChanges(c: Container, actor: Actor, project: ProjectRow, changes: PublishedRefChange[]): Promise<void> {
+  const all: AnnouncedChange[] = changes.map((ch) => ({ ref: ch.ref, before: ch.oldSha, after: ch.newSha }));
+  for (let i = 0; i < all.length; i += CHANGES_PER_JOB) {
+    const payload: RepositoryPushPayload = { projectId: project.id, userId: actor.user.id, changes: all.slice(i, i + CHANGES_PER_JOB) };
+    await c.queue.enqueue(REPOSITORY_PUSH_JOB, payload);
+  }
+}
+
+const SHA_RE = /^[0-9a-f]{40}$/;
+
+/** A payload the hooks issue can rely on; throws on anything else. */
+export function checkRepositoryPushPayload(p: unknown): RepositoryPushPayload {
+  const v = p as Partial<RepositoryPushPayload> | null;
+  const ok =
+    v !== null &&
+    typeof v === 'object' &&
+    Number.isInteger(v.projectId) &&
+    Number.isInteger(v.userId) &&
+    Array.isArray(v.changes) &&
+    v.changes.length > 0 &&
+    v.changes.every((ch) => typeof ch?.ref === 'string' && ch.ref.startsWith('refs/') && SHA_RE.test(ch.before) && SHA_RE.test(ch.after));
+  if (!ok) throw new Error(`invalid ${REPOSITORY_PUSH_JOB} payload`);
+  return v as RepositoryPushPayload;
+}
+
+/**
+ * Registers the handler of announcements. For now it ONLY validates the payload: the hooks issue
+ * replaces this with the delivery of push and tag push hooks (project and system).
+ */
+export function registerRefChangeJobs(c: Container): void {
+  c.queue.register(REPOSITORY_PUSH_JOB, async (payload: unknown) => {
+    checkRepositoryPushPayload(payload);
+  });
 }

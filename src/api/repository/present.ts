@@ -1,0 +1,44 @@
+// Commits and tree entries in the reference's shapes.
+import type { Container } from '../../container.js';
+import type { CommitView } from '../../domain/repository/commits.js';
+import type { TreeEntry } from '../../git/objects.js';
+
+/** git's strict ISO date with the reference's milliseconds: 2026-01-02T03:04:05.000+00:00. */
+const withMillis = (d: string) => d.replace(/(T\d\d:\d\d:\d\d)(?!\.)/, '$1.000');
+
+export function presentCommit(c: Container, v: CommitView) {
+  const m = v.commit;
+  return {
+    id: m.id,
+    short_id: m.id.slice(0, 8),
+    created_at: withMillis(m.committedDate),
+    parent_ids: m.parentIds,
+    title: m.message.replace(/^\s+/, '').split('\n')[0].trimEnd(),
+    message: m.message,
+    author_name: m.authorName,
+    author_email: m.authorEmail,
+    authored_date: withMillis(m.authoredDate),
+    committer_name: m.committerName,
+    committer_email: m.committerEmail,
+    committed_date: withMillis(m.committedDate),
+    trailers: {},
+    web_url: `${c.config.externalUrl}/${v.project.full_path}/-/commit/${m.id}`,
+    ...(v.stats ? { stats: v.stats } : {}),
+  };
+}
+
+/** CommitDetail: pipelines come in a later issue, so status and last_pipeline are null for now. */
+export const presentCommitDetail = (c: Container, v: CommitView) => ({
+  ...presentCommit(c, v),
+  status: null,
+  project_id: v.project.id,
+  last_pipeline: null,
+});
+
+export const presentTreeEntry = (e: TreeEntry) => ({
+  id: e.sha,
+  name: e.path.split('/').pop()!,
+  type: e.type,
+  path: e.path,
+  mode: e.mode,
+});

@@ -1,0 +1,152 @@
+// Content without git: commits from actions, commit readers, repository files and the tree.
+import { Type as T } from '@sinclair/typebox';
+import { createCommit, getCommit, listCommits } from '../../domain/repository/commits.js';
+import { createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
+import { listTree } from '../../domain/repository/tree.js';
+import { mapPage } from '../../domain/shared/page.js';
+import { FileBody, route } from '../../http/route.js';
+import { IdOrPath, OneOf } from '../schemas.js';
+import { presentCommit, presentCommitDetail, presentTreeEntry } from './present.js';
+import { Commit, CommitDetail, FileWriteResult, RepositoryFile, TreeObject } from './schemas.js';
+
+const TAG = 'repository';
+
+const AUTHOR = { author_email: T.Optional(T.String()), author_name: T.Optional(T.String()) };
+const FILE_WRITE = {
+  id: IdOrPath,
+  file_path: T.String(),
+  branch: T.String(),
+  start_branch: T.Optional(T.String()),
+  encoding: T.Optional(OneOf(['text', 'base64'] as const)),
+  commit_message: T.String(),
+  ...AUTHOR,
+};
+
+export const repositoryRoutes = [
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/commits',
+    tag: TAG,
+    summary: 'Commits of a ref (no totals, as in the reference)',
+    auth: 'optional',
+    params: T.Object({
+      id: IdOrPath,
+      ref_name: T.Optional(T.String()),
+      since: T.Optional(T.String()),
+      until: T.Optional(T.String()),
+      path: T.Optional(T.String()),
+      all: T.Optional(T.Boolean()),
+      with_stats: T.Optional(T.Boolean()),
+      first_parent: T.Optional(T.Boolean()),
+      order: T.Optional(OneOf(['default', 'topo'] as const)),
+    }),
+    response: Commit,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) => {
+      const { id, ...rest } = input;
+      return mapPage(await listCommits(c, actor, id, rest, page), (v) => presentCommit(c, v));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/repository/commits',
+    tag: TAG,
+    summary: 'Commit several file changes as one commit',
+    params: T.Object({
+      id: IdOrPath,
+      branch: T.String(),
+      commit_message: T.String(),
+      actions: T.Array(T.Unknown()),
+      start_branch: T.Optional(T.String()),
+      start_sha: T.Optional(T.String()),
+      force: T.Optional(T.Boolean()),
+      stats: T.Optional(T.Boolean()),
+      ...AUTHOR,
+    }),
+    response: CommitDetail,
+    handler: async ({ c, actor, input }) => {
+      const { id, ...rest } = input;
+      return presentCommitDetail(c, await createCommit(c, actor!, id, rest));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/commits/:sha',
+    tag: TAG,
+    summary: 'One commit, with its stats',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, sha: T.String(), stats: T.Optional(T.Boolean()) }),
+    response: CommitDetail,
+    handler: async ({ c, actor, input }) => presentCommitDetail(c, await getCommit(c, actor, input.id, input.sha, input.stats !== false)),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/tree',
+    tag: TAG,
+    summary: 'Entries of a directory at a ref',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, ref: T.Optional(T.String()), path: T.Optional(T.String()), recursive: T.Optional(T.Boolean()) }),
+    response: TreeObject,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) => {
+      const { id, ...rest } = input;
+      return mapPage(await listTree(c, actor, id, rest, page), presentTreeEntry);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/files/:file_path/raw',
+    tag: TAG,
+    summary: "A file's raw bytes (default branch unless ref is given)",
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, file_path: T.String(), ref: T.Optional(T.String()) }),
+    handler: async ({ c, actor, input }) => {
+      const f = await rawFile(c, actor, input.id, input.file_path, input.ref);
+      return new FileBody(f.stream, f.contentType, f.size, f.headers);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/files/:file_path',
+    tag: TAG,
+    summary: 'A file with its metadata and base64 content (HEAD: the metadata as headers)',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, file_path: T.String(), ref: T.String() }),
+    response: RepositoryFile,
+    handler: async ({ c, actor, input, reply }) => {
+      const f = await getFile(c, actor, input.id, input.file_path, input.ref);
+      const { content: _content, ...meta } = f;
+      for (const [k, v] of Object.entries(fileHeaders(meta))) reply.header(k, v);
+      return f;
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/repository/files/:file_path',
+    tag: TAG,
+    summary: 'Create a file (one commit)',
+    params: T.Object({ ...FILE_WRITE, content: T.String(), execute_filemode: T.Optional(T.Boolean()) }),
+    response: FileWriteResult,
+    handler: async ({ c, actor, input }) => createFile(c, actor!, input.id, input.file_path, input),
+  }),
+  route({
+    method: 'PUT',
+    path: '/projects/:id/repository/files/:file_path',
+    tag: TAG,
+    summary: 'Update a file (one commit)',
+    params: T.Object({ ...FILE_WRITE, content: T.String(), execute_filemode: T.Optional(T.Boolean()), last_commit_id: T.Optional(T.String()) }),
+    response: FileWriteResult,
+    handler: async ({ c, actor, input }) => updateFile(c, actor!, input.id, input.file_path, input),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/projects/:id/repository/files/:file_path',
+    tag: TAG,
+    summary: 'Delete a file (one commit)',
+    params: T.Object({ ...FILE_WRITE, last_commit_id: T.Optional(T.String()) }),
+    status: 204,
+    handler: async ({ c, actor, input }) => {
+      await deleteFile(c, actor!, input.id, input.file_path, input);
+    },
+  }),
+];

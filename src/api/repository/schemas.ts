@@ -1,0 +1,59 @@
+// Response shapes of the commits, files and tree APIs (the reference's Commit, CommitDetail,
+// TreeObject entities and its repository file hash).
+import { Type as T } from '@sinclair/typebox';
+import { Nullable } from '../schemas.js';
+
+const Stats = T.Object({ additions: T.Integer(), deletions: T.Integer(), total: T.Integer() });
+
+const COMMIT_FIELDS = {
+  id: T.String(),
+  short_id: T.String(),
+  created_at: T.String(),
+  parent_ids: T.Array(T.String()),
+  title: T.String(),
+  message: T.String(),
+  author_name: T.String(),
+  author_email: T.String(),
+  authored_date: T.String(),
+  committer_name: T.String(),
+  committer_email: T.String(),
+  committed_date: T.String(),
+  trailers: T.Record(T.String(), T.String()),
+  web_url: T.String(),
+};
+
+/** A commit in a list; `stats` only with `with_stats=true`. */
+export const Commit = T.Object({ ...COMMIT_FIELDS, stats: T.Optional(Stats) });
+
+/** One commit; `stats` unless `stats=false`. */
+export const CommitDetail = T.Object({
+  ...COMMIT_FIELDS,
+  stats: T.Optional(Stats),
+  status: Nullable(T.String()),
+  project_id: T.Integer(),
+  last_pipeline: T.Null(),
+});
+
+export const TreeObject = T.Object({
+  id: T.String(),
+  name: T.String(),
+  type: T.String(),
+  path: T.String(),
+  mode: T.String(),
+});
+
+export const RepositoryFile = T.Object({
+  file_name: T.String(),
+  file_path: T.String(),
+  size: T.Integer(),
+  encoding: T.String(),
+  content_sha256: T.String(),
+  ref: T.String(),
+  blob_id: T.String(),
+  commit_id: T.String(),
+  last_commit_id: T.String(),
+  execute_filemode: T.Boolean(),
+  content: T.String(),
+});
+
+export const FileWriteResult = T.Object({ file_path: T.String(), branch: T.String() });

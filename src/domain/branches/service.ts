@@ -1,0 +1,241 @@
+// Branches of a project's repository: list (search, pages), get, HEAD, create, delete, and
+// "delete merged branches" in the background. Every ref change goes through checkRefUpdates
+// first and publishRefChanges after, like a push.
+import type { Container } from '../../container.js';
+import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
+import { findUserById } from '../../db/repos/users.js';
+import { GitError } from '../../git/git.js';
+import {
+  branchesWithCommits,
+  branchNames,
+  createBranchRef,
+  deleteBranchRef,
+  findBranch,
+  isValidBranchName,
+  mergedInto,
+  type BranchRef,
+  type CommitInfo,
+} from '../../git/refs.js';
+import { commitSingleFile, resolveRevision, ZERO_SHA } from '../../git/repository.js';
+import { countCommits } from '../../git/smart_http.js';
+import { isAdmin, type Actor } from '../auth/actor.js';
+import { DomainError, exactError, forbidden, invalidParams, notFound } from '../errors.js';
+import { ACCESS, VISIBILITY } from '../members/policy.js';
+import { projectAccess, type ProjectAccess } from '../projects/policy.js';
+import { findProject } from '../projects/service.js';
+import { canPushToBranch, developersCan, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
+import { checkRefUpdates, type RefUpdate } from '../repository/protection.js';
+import { publishRefChanges } from '../repository/ref_changes.js';
+import { repositoryDir } from '../repository/service.js';
+import { checkUnmodifiedSince } from '../shared/preconditions.js';
+import type { PageRequest, PageResult } from '../shared/page.js';
+
+export const DELETE_MERGED_BRANCHES_JOB = 'delete_merged_branches';
+
+export interface BranchView {
+  project: ProjectRow;
+  name: string;
+  commit: CommitInfo;
+  merged: boolean;
+  protected: boolean;
+  default: boolean;
+  developersCanPush: boolean;
+  developersCanMerge: boolean;
+  canPush: boolean;
+}
+
+/** download_code: reporters and up; anyone who can see a public or internal project. */
+function ensureCanReadCode(row: ProjectRow, access: ProjectAccess): void {
+  if (access.admin || access.level >= ACCESS.REPORTER || row.visibility_level >= VISIBILITY.internal) return;
+  throw forbidden();
+}
+
+/** push_code: developers and up (admins too) in a project that is not archived. */
+function ensureCanPush(row: ProjectRow, access: ProjectAccess): void {
+  if (row.archived === 1 || !(access.admin || access.level >= ACCESS.DEVELOPER)) throw forbidden();
+}
+
+async function readable(c: Container, actor: Actor | null, idOrPath: number | string) {
+  const found = await findProject(c, actor, idOrPath);
+  ensureCanReadCode(found.row, found.access);
+  return found;
+}
+
+async function views(c: Container, actor: Actor | null, project: ProjectRow, access: ProjectAccess, refs: BranchRef[]): Promise<BranchView[]> {
+  const dir = repositoryDir(c, project.id);
+  const set = await loadProtection(c, project.id);
+  const merged = project.default_branch ? await mergedInto(dir, project.default_branch, refs.map((r) => r.name)) : new Set<string>();
+  const who: Pusher | null = actor ? { actor, level: access.level } : null;
+  const out: BranchView[] = [];
+  for (const r of refs) {
+    out.push({
+      project,
+      name: r.name,
+      commit: r.commit,
+      merged: merged.has(r.name),
+      protected: matchingRules(set, r.name).length > 0,
+      default: r.name === project.default_branch,
+      developersCanPush: developersCan(set, r.name, 'push'),
+      developersCanMerge: developersCan(set, r.name, 'merge'),
+      canPush: await canPushToBranch(c, who, project, set, r.name),
+    });
+  }
+  return out;
+}
+
+/** The reference's branch search: `^term` starts with, `term$` ends with, otherwise contains; case-insensitive. */
+export function branchSearch(names: string[], search: string | undefined): string[] {
+  if (!search) return names;
+  const up = (s: string) => s.toUpperCase();
+  if (search.startsWith('^')) return names.filter((n) => up(n).startsWith(up(search.slice(1))));
+  if (search.endsWith('$')) return names.filter((n) => up(n).endsWith(up(search.slice(0, -1))));
+  return names.filter((n) => up(n).includes(up(search)));
+}
+
+/**
+ * GET /projects/:id/repository/branches: sorted by name. The names come from one for-each-ref;
+ * only the page's branches are read in full (one more run) and checked for merged (one more).
+ */
+export async function listBranches(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  search: string | undefined,
+  page: PageRequest,
+): Promise<PageResult<BranchView>> {
+  const { row, access } = await readable(c, actor, idOrPath);
+  const dir = repositoryDir(c, row.id);
+  const names = branchSearch(await branchNames(dir), search);
+  const perPage = page.perPage;
+  const start = page.kind === 'offset' ? (page.page - 1) * perPage : 0;
+  const slice = names.slice(start, start + perPage);
+  const refs = await branchesWithCommits(dir, slice);
+  return { items: await views(c, actor, row, access, refs), total: names.length, hasNext: start + perPage < names.length };
+}
+
+export async function getBranch(c: Container, actor: Actor | null, idOrPath: number | string, name: string): Promise<BranchView> {
+  const { row, access } = await readable(c, actor, idOrPath);
+  const ref = await findBranch(repositoryDir(c, row.id), name);
+  if (!ref) throw notFound('Branch');
+  return (await views(c, actor, row, access, [ref]))[0];
+}
+
+/** HEAD /projects/:id/repository/branches/:branch: 204 when it exists, else 404. */
+export async function branchExists(c: Container, actor: Actor | null, idOrPath: number | string, name: string): Promise<void> {
+  const { row } = await readable(c, actor, idOrPath);
+  if (!(await findBranch(repositoryDir(c, row.id), name))) throw notFound();
+}
+
+const apiError = (message: string) => exactError(400, { message });
+
+/** A refusal of the git checks answers 400 with the check's message, as the reference's PreReceiveError does. */
+async function checked(c: Container, actor: Actor, row: ProjectRow, update: RefUpdate): Promise<void> {
+  try {
+    await checkRefUpdates(c, actor, row, [update], { via: 'web' });
+  } catch (e) {
+    if (e instanceof DomainError && e.detail.kind === 'forbidden' && e.detail.reason) throw apiError(e.detail.reason);
+    throw e;
+  }
+}
+
+async function resolve(dir: string, ref: string): Promise<string | null> {
+  try {
+    return await resolveRevision(dir, ref);
+  } catch (e) {
+    if (e instanceof GitError) return null; // a value git would read as an option
+    throw e;
+  }
+}
+
+/** Names the reference's GitRefValidator refuses besides git's own rules. */
+const validNewBranch = (name: string): boolean =>
+  isValidBranchName(name) && !name.startsWith('refs/heads/') && !name.startsWith('refs/remotes/') && !/^[0-9a-f]{40}$/i.test(name);
+
+/**
+ * POST /projects/:id/repository/branches. An empty repository first gets its default branch
+ * (an empty `.gitkeep`, as the reference does). The ref is created only if absent (git's
+ * old-value check), so of concurrent creations of one name exactly one succeeds.
+ */
+export async function createBranch(c: Container, actor: Actor, idOrPath: number | string, name: string, ref: string): Promise<BranchView> {
+  // Grape's allow_blank: false, checked with the other parameters before anything else.
+  const blank = [name === '' ? 'branch is empty' : null, ref === '' ? 'ref is empty' : null].filter((m) => m !== null);
+  if (blank.length) throw invalidParams(blank.join(', '));
+  const { row, access } = await findProject(c, actor, idOrPath);
+  ensureCanPush(row, access);
+  const dir = repositoryDir(c, row.id);
+  if ((await branchNames(dir)).length === 0 && row.default_branch) {
+    const author = { name: actor.user.name, email: actor.user.commit_email || actor.user.email };
+    const sha = await commitSingleFile(dir, row.default_branch, { path: '.gitkeep', content: '' }, 'Initial commit', author).catch(() => null);
+    if (sha) await publishRefChanges(c, actor, row, [{ ref: `refs/heads/${row.default_branch}`, oldSha: ZERO_SHA, newSha: sha, force: false, commitCount: 1, commitTitle: 'Initial commit' }]);
+  }
+  if (!validNewBranch(name)) throw apiError('Branch name is invalid');
+  if (await findBranch(dir, name)) throw apiError('Branch already exists');
+  const sha = await resolve(dir, ref);
+  if (!sha) throw apiError(`Invalid reference name: ${ref}`);
+
+  const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: ZERO_SHA, newSha: sha, force: false };
+  await checked(c, actor, row, update);
+  if (!(await createBranchRef(dir, name, sha))) throw apiError('Branch already exists');
+  const base = row.default_branch && row.default_branch !== name ? await resolve(dir, `refs/heads/${row.default_branch}`) : null;
+  const created = await findBranch(dir, name);
+  if (!created) throw apiError('Branch already exists'); // deleted again in between
+  await publishRefChanges(c, actor, row, [
+    { ...update, commitCount: await countCommits(dir, sha, base), commitTitle: created.commit.message.split('\n')[0] },
+  ]);
+  return (await views(c, actor, row, access, [created]))[0];
+}
+
+/** DELETE /projects/:id/repository/branches/:branch (If-Unmodified-Since against the tip's authored date). */
+export async function deleteBranch(c: Container, actor: Actor, idOrPath: number | string, name: string, ifUnmodifiedSince: Date | null): Promise<void> {
+  const { row, access } = await findProject(c, actor, idOrPath);
+  ensureCanPush(row, access);
+  const dir = repositoryDir(c, row.id);
+  const branch = await findBranch(dir, name);
+  if (!branch) throw notFound('Branch');
+  checkUnmodifiedSince(branch.commit.authoredDate, ifUnmodifiedSince);
+  const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: branch.commit.id, newSha: ZERO_SHA, force: false };
+  await checked(c, actor, row, update);
+  if (!(await deleteBranchRef(dir, name, branch.commit.id))) throw apiError('Failed to remove branch');
+  await publishRefChanges(c, actor, row, [{ ...update, commitCount: 0, commitTitle: null }]);
+}
+
+/** DELETE /projects/:id/repository/merged_branches: queued; the job does the work. */
+export async function deleteMergedBranches(c: Container, actor: Actor, idOrPath: number | string): Promise<void> {
+  const { row, access } = await findProject(c, actor, idOrPath);
+  ensureCanPush(row, access);
+  await c.queue.enqueue(DELETE_MERGED_BRANCHES_JOB, { projectId: row.id, userId: actor.user.id });
+}
+
+/**
+ * The job: every branch merged into the default branch, except the default branch itself and
+ * protected branches, deleted as its requester (each through the checks, each old-value
+ * checked, so a branch that moved meanwhile stays). Safe to run twice.
+ */
+export async function runDeleteMergedBranches(c: Container, payload: { projectId: number; userId: number }): Promise<void> {
+  const row = await findProjectById(c.db, payload.projectId);
+  const user = await findUserById(c.db, payload.userId);
+  if (!row || !user || !row.default_branch) return;
+  const actor: Actor = { user, via: 'personal_access_token', scopes: null, tokenId: null, sudoer: null };
+  const access = await projectAccess(c, actor, row);
+  if (row.archived === 1 || !(isAdmin(actor) || access.level >= ACCESS.DEVELOPER)) return;
+  const dir = repositoryDir(c, row.id);
+  const set: ProtectionSet = await loadProtection(c, row.id);
+  const names = (await branchNames(dir)).filter((n) => n !== row.default_branch && matchingRules(set, n).length === 0);
+  const merged = await mergedInto(dir, row.default_branch, names);
+  for (const ref of await branchesWithCommits(dir, [...merged])) {
+    const update: RefUpdate = { ref: `refs/heads/${ref.name}`, oldSha: ref.commit.id, newSha: ZERO_SHA, force: false };
+    try {
+      await checkRefUpdates(c, actor, row, [update], { via: 'web' });
+    } catch (e) {
+      if (e instanceof DomainError) continue;
+      throw e;
+    }
+    if (await deleteBranchRef(dir, ref.name, ref.commit.id)) {
+      await publishRefChanges(c, actor, row, [{ ...update, commitCount: 0, commitTitle: null }]);
+    }
+  }
+}
+
+export function registerBranchJobs(c: Container): void {
+  c.queue.register(DELETE_MERGED_BRANCHES_JOB, (payload: { projectId: number; userId: number }) => runDeleteMergedBranches(c, payload));
+}

@@ -1,0 +1,114 @@
+// Which protected branch rules apply to a branch, and whether a user passes their access entries.
+//
+// Matching as the reference's ProtectedRefMatcher: a rule matches a branch when its name equals
+// the branch name, or when it holds `*` and, read as a pattern where `*` is any run of
+// characters (anchored at both ends), matches it. Every matching rule counts, exact names first:
+// an action is allowed when ANY matching rule's entries allow it (the reference's "most
+// permissive rule wins"); force pushes likewise when any matching rule allows them.
+import type { Container } from '../../container.js';
+import { findNamespaceById } from '../../db/repos/namespaces.js';
+import { accessEntriesOf, protectedBranchesOf, type AccessEntryRow, type ProtectedBranchRow } from '../../db/repos/protected_branches.js';
+import type { ProjectRow } from '../../db/repos/projects.js';
+import { isAdmin, type Actor } from '../auth/actor.js';
+import { ACCESS, accessLevelInGroup } from '../members/policy.js';
+
+export const NO_ACCESS = 0;
+export const ADMIN_ACCESS = 60;
+/** Levels a role entry may have (the reference's allowed_access_levels). */
+export const ALLOWED_ACCESS_LEVELS = [ACCESS.DEVELOPER, ACCESS.MAINTAINER, ADMIN_ACCESS, NO_ACCESS] as const;
+export const HUMAN_ACCESS_LEVELS: Record<number, string> = {
+  [ACCESS.DEVELOPER]: 'Developers + Maintainers',
+  [ACCESS.MAINTAINER]: 'Maintainers',
+  [ADMIN_ACCESS]: 'Instance admins',
+  [NO_ACCESS]: 'No one',
+};
+
+export type AccessKind = 'push' | 'merge' | 'unprotect';
+
+export const isWildcard = (name: string): boolean => name.includes('*');
+
+function wildcardRegex(name: string): RegExp {
+  const body = name
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'))
+    .join('.*?');
+  return new RegExp(`^${body}$`);
+}
+
+export function ruleMatches(ruleName: string, branch: string): boolean {
+  return ruleName === branch || (isWildcard(ruleName) && wildcardRegex(ruleName).test(branch));
+}
+
+/** A project's rules with their entries, loaded once and matched many times (lists, pushes of many refs). */
+export interface ProtectionSet {
+  rules: ProtectedBranchRow[];
+  entries: Map<number, AccessEntryRow[]>;
+}
+
+export async function loadProtection(c: Container, projectId: number): Promise<ProtectionSet> {
+  const rules = await protectedBranchesOf(c.db, projectId);
+  const entries = new Map<number, AccessEntryRow[]>();
+  for (const e of await accessEntriesOf(c.db, rules.map((r) => r.id))) {
+    const list = entries.get(e.protected_branch_id) ?? [];
+    list.push(e);
+    entries.set(e.protected_branch_id, list);
+  }
+  return { rules, entries };
+}
+
+/** The rules that apply to a branch: the exact name first, then matching wildcards in creation order. */
+export function matchingRules(set: ProtectionSet, branch: string): ProtectedBranchRow[] {
+  const exact = set.rules.filter((r) => r.name === branch);
+  const wild = set.rules.filter((r) => r.name !== branch && ruleMatches(r.name, branch));
+  return [...exact, ...wild];
+}
+
+export const entriesFor = (set: ProtectionSet, rules: ProtectedBranchRow[], kind: AccessKind): AccessEntryRow[] =>
+  rules.flatMap((r) => (set.entries.get(r.id) ?? []).filter((e) => e.kind === kind));
+
+/** Who the user is to the project, as the entry checks need it. */
+export interface Pusher {
+  actor: Actor;
+  /** Effective project role. */
+  level: number;
+}
+
+/**
+ * One entry against one user, as the reference's ProtectedRefAccess#check_access: "No one" lets
+ * nobody through; the admin level only administrators; a role needs push rights (developer) and
+ * at least that role — administrators pass role entries too (push_code is theirs); a user entry
+ * names the user; a group entry needs membership of that group (inherited from above counts).
+ */
+export async function entryAllows(c: Container, who: Pusher, e: AccessEntryRow): Promise<boolean> {
+  const admin = isAdmin(who.actor);
+  if (e.user_id !== null) return e.user_id === who.actor.user.id;
+  if (e.group_id !== null) {
+    const group = await findNamespaceById(c.db, e.group_id);
+    return !!group && (await accessLevelInGroup(c, who.actor.user.id, group)) > ACCESS.NONE;
+  }
+  const level = e.access_level ?? NO_ACCESS;
+  if (level === NO_ACCESS) return false;
+  if (level === ADMIN_ACCESS) return admin;
+  return admin || (who.level >= ACCESS.DEVELOPER && who.level >= level);
+}
+
+export async function anyEntryAllows(c: Container, who: Pusher, entries: AccessEntryRow[]): Promise<boolean> {
+  for (const e of entries) if (await entryAllows(c, who, e)) return true;
+  return false;
+}
+
+/**
+ * The reference's UserAccess#can_push_to_branch?: nobody anonymous; not in an archived project;
+ * on a protected branch, a push entry of a matching rule; elsewhere developer access (push_code).
+ */
+export async function canPushToBranch(c: Container, who: Pusher | null, project: ProjectRow, set: ProtectionSet, branch: string): Promise<boolean> {
+  if (!who || project.archived === 1) return false;
+  const rules = matchingRules(set, branch);
+  if (rules.length === 0) return isAdmin(who.actor) || who.level >= ACCESS.DEVELOPER;
+  return anyEntryAllows(c, who, entriesFor(set, rules, 'push'));
+}
+
+/** developers_can_push / developers_can_merge of the Branch entity: a matching rule has a developer role entry. */
+export function developersCan(set: ProtectionSet, branch: string, kind: 'push' | 'merge'): boolean {
+  return entriesFor(set, matchingRules(set, branch), kind).some((e) => e.access_level === ACCESS.DEVELOPER);
+}

@@ -1,0 +1,86 @@
+// Who may clone, fetch and push over git's HTTP protocol (the reference's git access checks).
+// Credentials are HTTP Basic with any username and, as the password, an access token (personal,
+// project, group, impersonation or OAuth) — or the account password while the setting
+// password_authentication_enabled_for_git allows it. CI job tokens (user `service-ci-token`)
+// belong here too, with the CI area.
+import type { Container } from '../../container.js';
+import type { ProjectRow } from '../../db/repos/projects.js';
+import { findUserByEmail, findUserByUsername } from '../../db/repos/users.js';
+import type { GitService } from '../../git/smart_http.js';
+import type { Actor } from '../auth/actor.js';
+import { authenticate } from '../auth/service.js';
+import { DomainError, exactError, forbidden, unauthorized } from '../errors.js';
+import { findProject } from '../projects/service.js';
+import { verifyPassword } from '../shared/secrets.js';
+import { getSettings } from '../settings/service.js';
+import { checkRefUpdates } from './protection.js';
+import { repositoryDir } from './service.js';
+
+export interface BasicCredentials {
+  username: string;
+  password: string;
+}
+
+/** Scopes that let a token read a repository, and push to it (the reference's abilities_for_scopes). */
+const READ_SCOPES = ['api', 'read_repository', 'write_repository'];
+const WRITE_SCOPES = ['api', 'write_repository'];
+
+export const PROJECT_NOT_FOUND_MESSAGE = "The project you were looking for could not be found or you don't have permission to view it.";
+
+/** 401: git asks for credentials (or fails with "Authentication failed"). */
+export const gitUnauthorized = () => unauthorized();
+
+const notFoundForGit = () => exactError(404, PROJECT_NOT_FOUND_MESSAGE);
+
+/** The actor behind HTTP Basic credentials; null for none; 401 for wrong ones. */
+export async function gitActor(c: Container, cred: BasicCredentials | null): Promise<Actor | null> {
+  if (!cred) return null;
+  // CI job tokens (username `service-ci-token`, the job token as password) are resolved here, with the CI area.
+  try {
+    const actor = await authenticate(c, { kind: 'token', value: cred.password });
+    if (actor) return actor;
+  } catch (e) {
+    // A blocked account says so; anything else may still be a password.
+    if (!(e instanceof DomainError) || e.detail.kind !== 'unauthorized') throw e;
+  }
+  if (!(await getSettings(c)).password_authentication_enabled_for_git) throw unauthorized();
+  const login = cred.username;
+  const user = login.includes('@') ? await findUserByEmail(c.db, login) : await findUserByUsername(c.db, login);
+  if (!user || !verifyPassword(cred.password, user.password_digest)) throw unauthorized();
+  if (user.state !== 'active') throw forbidden('Your account has been blocked.');
+  // A password is not a scoped credential: the account's own rights apply, as for a web session.
+  return { user, via: 'session', scopes: null, tokenId: null, sudoer: null };
+}
+
+export interface GitTarget {
+  project: ProjectRow;
+  dir: string;
+}
+
+/**
+ * Checks `actor` may run `service` on the project at `fullPath` (old paths too). Anonymous callers
+ * get 401 for anything they cannot read, so git asks for credentials; signed-in callers get 404
+ * for a project they cannot see, 403 with the reason for one they may not push to.
+ */
+export async function gitAccess(c: Container, actor: Actor | null, fullPath: string, service: GitService): Promise<GitTarget> {
+  const settings = await getSettings(c);
+  if (settings.enabled_git_access_protocol === 'ssh') throw forbidden('Git access over HTTP is not allowed');
+  if (!fullPath.includes('/')) throw actor ? notFoundForGit() : unauthorized();
+  let project: ProjectRow;
+  try {
+    project = (await findProject(c, actor, fullPath)).row;
+  } catch (e) {
+    if (e instanceof DomainError && e.detail.kind === 'not_found') throw actor ? notFoundForGit() : unauthorized();
+    throw e;
+  }
+  const dir = repositoryDir(c, project.id);
+  if (service === 'git-upload-pack') {
+    if (actor?.scopes && !actor.scopes.some((s) => READ_SCOPES.includes(s))) throw forbidden('You are not allowed to download code.');
+    return { project, dir };
+  }
+  if (!actor) throw unauthorized();
+  if (actor.scopes && !actor.scopes.some((s) => WRITE_SCOPES.includes(s))) throw forbidden('You are not allowed to upload code.');
+  // The base rules (archived project, developer role) before any pack is sent; each ref is checked again by the hook.
+  await checkRefUpdates(c, actor, project, []);
+  return { project, dir };
+}

@@ -1,0 +1,136 @@
+// Running git's upload-pack and receive-pack for a caller already checked by gitAccess. A push
+// runs with Anvil's pre-receive hook: every ref update goes through checkRefUpdates before any
+// ref moves (a refusal rejects the whole push and its message reaches `git push` output), and
+// once receive-pack has finished, the refs that really moved are published once.
+import path from 'node:path';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Container } from '../../container.js';
+import type { ProjectRow } from '../../db/repos/projects.js';
+import { ensureHooks, listenForHook, type HookDecision, type HookLine } from '../../git/hooks/index.js';
+import { ZERO_SHA } from '../../git/repository.js';
+import { advertiseRefs, isAncestor, refTargets, serviceRpc, type GitService } from '../../git/smart_http.js';
+import type { Actor } from '../auth/actor.js';
+import { DomainError } from '../errors.js';
+import type { GitTarget } from './git_access.js';
+import { checkRefUpdates, type RefUpdate } from './protection.js';
+import { publishRefChanges, type PublishedRefChange } from './ref_changes.js';
+
+export { advertisementType, isGitService, resultType, serviceHeader } from '../../git/smart_http.js';
+
+/** The client's `Git-Protocol` header, passed to git when it is well-formed (protocol v2 for fetches). */
+export function protocolEnv(header: string | undefined): Record<string, string> {
+  return header && /^[\w=:,.-]{1,256}$/.test(header) ? { GIT_PROTOCOL: header } : {};
+}
+
+/** True when git itself writes no `# service=` header (protocol v2 upload-pack). */
+export const speaksV2 = (service: GitService, protocol: string | undefined): boolean =>
+  service === 'git-upload-pack' && !!protocol && /(^|:)version=2(:|$)/.test(protocol);
+
+const hooksDir = (c: Container) => path.join(c.config.dataDir, 'git-hooks');
+
+/** The ref advertisement for `service` (info/refs). */
+export function advertise(c: Container, target: GitTarget, service: GitService, protocol?: string): ChildProcessWithoutNullStreams {
+  return advertiseRefs(service, target.dir, {
+    env: protocolEnv(protocol),
+    // receive-pack must not advertise hooks it will not run; the path is the same for both calls
+    config: { 'core.hooksPath': ensureHooks(hooksDir(c)) },
+  });
+}
+
+/** A clone or fetch: the request goes to stdin, the pack comes from stdout. */
+export const uploadPack = (target: GitTarget, protocol?: string): ChildProcessWithoutNullStreams =>
+  serviceRpc('git-upload-pack', target.dir, { env: protocolEnv(protocol) });
+
+const refusal = (e: unknown): HookDecision => {
+  if (e instanceof DomainError && e.detail.kind === 'forbidden') {
+    return { ok: false, message: e.detail.reason ?? 'You are not allowed to push code to this project.' };
+  }
+  if (e instanceof DomainError && e.detail.kind === 'exact') {
+    const body = e.detail.body as { message?: unknown } | string;
+    return { ok: false, message: typeof body === 'string' ? body : String(body?.message ?? 'Push refused.') };
+  }
+  if (e instanceof DomainError) return { ok: false, message: 'You are not allowed to push code to this project.' };
+  throw e;
+};
+
+/** The updates a pre-receive hook reports, with `force` and the touched paths read from the quarantine. */
+async function refUpdates(dir: string, lines: HookLine[], env: Record<string, string>): Promise<RefUpdate[]> {
+  const out: RefUpdate[] = [];
+  for (const l of lines) {
+    const moving = l.oldSha !== ZERO_SHA && l.newSha !== ZERO_SHA;
+    const force = moving && !(await isAncestor(dir, l.oldSha, l.newSha, env));
+    // Touched paths are read only if a code-owner rule asks, with the quarantine env (see objectEnv).
+    out.push({ ref: l.ref, oldSha: l.oldSha, newSha: l.newSha, force, objectEnv: env });
+  }
+  return out;
+}
+
+/** What the accepted updates did, for those refs that really moved. */
+async function describeChanges(project: ProjectRow, dir: string, updates: RefUpdate[]): Promise<PublishedRefChange[]> {
+  // One read of every ref; commit counts and titles are left to publishRefChanges, which computes
+  // them only for the refs it reports one by one (a push of many refs gets one bulk event).
+  const targets = await refTargets(dir);
+  void project;
+  return updates
+    .filter((u) => (targets.get(u.ref) ?? null) === (u.newSha === ZERO_SHA ? null : u.newSha)) // git refused the rest after the hook
+    .map(({ objectEnv: _quarantineIsGone, ...u }) => u);
+}
+
+export interface GitRun {
+  stdin: Writable;
+  stdout: Readable;
+  kill(): void;
+}
+
+/**
+ * A push: starts receive-pack with the hook listener attached. The caller pipes the request into
+ * stdin and stdout into the reply. stdout ends only after the moved refs are published, so a
+ * client that sees its push complete also sees its push event.
+ */
+export async function receivePack(c: Container, actor: Actor, target: GitTarget, protocol?: string): Promise<GitRun> {
+  const { project, dir } = target;
+  let accepted: RefUpdate[] | null = null;
+  const listener = await listenForHook(async (lines, env) => {
+    try {
+      const updates = await refUpdates(dir, lines, env);
+      await checkRefUpdates(c, actor, project, updates);
+      accepted = updates;
+      return { ok: true };
+    } catch (e) {
+      try {
+        return refusal(e);
+      } catch (err) {
+        c.log.error({ err, projectId: project.id }, 'push check failed');
+        return { ok: false, message: 'Push refused: the access check failed.' };
+      }
+    }
+  });
+  const child = serviceRpc('git-receive-pack', dir, {
+    env: { ...protocolEnv(protocol), ...listener.env },
+    config: { 'core.hooksPath': ensureHooks(hooksDir(c)) },
+  });
+  const stderr: Buffer[] = [];
+  child.stderr.on('data', (d: Buffer) => {
+    if (stderr.length < 64) stderr.push(d);
+  });
+  const output = new PassThrough();
+  child.stdout.pipe(output, { end: false });
+  child.on('close', (code) => {
+    listener.close();
+    if (code !== 0) c.log.warn({ projectId: project.id, code, stderr: Buffer.concat(stderr).toString('utf8').slice(0, 2000) }, 'receive-pack failed');
+    const updates = accepted as RefUpdate[] | null;
+    void (async () => {
+      if (!updates || updates.length === 0) return;
+      const changes = await describeChanges(project, dir, updates);
+      if (changes.length > 0) await publishRefChanges(c, actor, project, changes);
+    })()
+      .catch((err: unknown) => c.log.error({ err, projectId: project.id }, 'publishing pushed refs failed'))
+      .finally(() => output.end());
+  });
+  child.on('error', (err) => {
+    listener.close();
+    output.destroy(err);
+  });
+  return { stdin: child.stdin, stdout: output, kill: () => child.kill() };
+}

@@ -1,0 +1,73 @@
+// Cached figures of a project's repository: commit count and size for project `statistics`, and the
+// language breakdown for GET /projects/:id/languages. Computing them reads the whole default branch,
+// so they are computed once (on first use) and then refreshed by a job after pushes to the default
+// branch, never per request.
+import type { Container } from '../../container.js';
+import { findProjectById } from '../../db/repos/projects.js';
+import {
+  pendingJobWithPayload,
+  repositoryStatisticsOf,
+  saveRepositoryStatistics,
+  type RepositoryStatisticsRow,
+} from '../../db/repos/repository_statistics.js';
+import { treeLanguages } from '../../git/languages.js';
+import { commitCount, repositorySize, packRefs } from '../../git/repository.js';
+import { nowIso } from '../shared/time.js';
+import { repositoryDir } from './service.js';
+
+export const REPOSITORY_REFRESH_JOB = 'repository_refresh';
+
+/** Recomputes and stores a project's figures from its repository; null when the project is gone. */
+export async function refreshRepositoryStatistics(c: Container, projectId: number): Promise<RepositoryStatisticsRow | null> {
+  const project = await findProjectById(c.db, projectId);
+  if (!project) return null;
+  const dir = repositoryDir(c, projectId);
+  await packRefs(dir);
+  const branch = project.default_branch ?? 'main';
+  const row: RepositoryStatisticsRow = {
+    projectId,
+    commitCount: await commitCount(dir, `refs/heads/${branch}`),
+    repositorySize: repositorySize(dir),
+    languages: await treeLanguages(dir, `refs/heads/${branch}`),
+    refreshedAt: nowIso(),
+  };
+  try {
+    await saveRepositoryStatistics(c.db, row);
+  } catch (e) {
+    // The project went while git ran (its foreign key refuses the row): nothing to cache.
+    if (!(await findProjectById(c.db, projectId))) return null;
+    throw e;
+  }
+  return row;
+}
+
+/** Cached figures for projects; `computeMissing` computes (and caches) the absent ones now, else they are queued. */
+export async function repositoryStatistics(
+  c: Container,
+  projectIds: number[],
+  opts: { computeMissing: boolean },
+): Promise<Map<number, RepositoryStatisticsRow>> {
+  const found = await repositoryStatisticsOf(c.db, projectIds);
+  for (const id of projectIds) {
+    if (found.has(id)) continue;
+    if (opts.computeMissing) {
+      const row = await refreshRepositoryStatistics(c, id);
+      if (row) found.set(id, row);
+    } else await scheduleRepositoryRefresh(c, id);
+  }
+  return found;
+}
+
+/** Queues a refresh unless one for this project is already waiting (a burst of pushes refreshes once). */
+export async function scheduleRepositoryRefresh(c: Container, projectId: number): Promise<void> {
+  const payload = { projectId };
+  if (await pendingJobWithPayload(c.db, REPOSITORY_REFRESH_JOB, JSON.stringify(payload))) return;
+  await c.queue.enqueue(REPOSITORY_REFRESH_JOB, payload);
+}
+
+/** The refresh job: idempotent (it recomputes from the repository as it is now). */
+export function registerRepositoryStatisticsJob(c: Container): void {
+  c.queue.register(REPOSITORY_REFRESH_JOB, async (payload: { projectId: number }) => {
+    await refreshRepositoryStatistics(c, Number(payload.projectId));
+  });
+}

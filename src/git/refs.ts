@@ -1,0 +1,185 @@
+// Branch plumbing: list branches with their commits in one git run, create and delete a ref
+// atomically (old-value checked), and which branches are merged into another. One git process
+// per operation, never one per branch: a repository with thousands of branches lists fast.
+import { git, safeArg } from './git.js';
+import { ZERO_SHA } from './repository.js';
+
+export const HEADS = 'refs/heads/';
+
+export interface CommitInfo {
+  id: string;
+  parentIds: string[];
+  message: string;
+  authorName: string;
+  authorEmail: string;
+  /** ISO 8601 with the author's offset, as git recorded it. */
+  authoredDate: string;
+  committerName: string;
+  committerEmail: string;
+  committedDate: string;
+}
+
+export interface BranchRef {
+  name: string;
+  commit: CommitInfo;
+}
+
+// Fields separated by NUL, records started by RS: commit messages may hold newlines but not these.
+const FIELDS = [
+  '%(refname)',
+  '%(objectname)',
+  '%(parent)',
+  '%(authorname)',
+  '%(authoremail:trim)',
+  '%(authordate:iso-strict)',
+  '%(committername)',
+  '%(committeremail:trim)',
+  '%(committerdate:iso-strict)',
+  '%(contents)',
+];
+const FORMAT = '%1e' + FIELDS.join('%00');
+
+function parseRefs(out: Buffer): BranchRef[] {
+  const refs: BranchRef[] = [];
+  for (const rec of out.toString('utf8').split('\x1e')) {
+    if (!rec) continue;
+    const f = rec.split('\x00');
+    if (f.length < FIELDS.length) continue;
+    // for-each-ref ends each record with a newline after the message.
+    const message = f.slice(9).join('\x00').replace(/\n$/, '');
+    refs.push({
+      name: f[0].slice(HEADS.length),
+      commit: {
+        id: f[1],
+        parentIds: f[2] ? f[2].split(' ') : [],
+        authorName: f[3],
+        authorEmail: f[4],
+        authoredDate: f[5],
+        committerName: f[6],
+        committerEmail: f[7],
+        committedDate: f[8],
+        message,
+      },
+    });
+  }
+  return refs;
+}
+
+/** Every branch name, sorted by name (byte order, as git sorts refnames). */
+export async function branchNames(dir: string): Promise<string[]> {
+  const r = await git(['for-each-ref', '--sort=refname', '--format=%(refname)', HEADS], { gitDir: dir });
+  return r.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.startsWith(HEADS))
+    .map((l) => l.slice(HEADS.length));
+}
+
+/** The named branches with their commits, sorted by name; names that are not branches are left out. */
+export async function branchesWithCommits(dir: string, names: string[]): Promise<BranchRef[]> {
+  if (names.length === 0) return [];
+  // Exact refnames as patterns: branch names cannot hold glob characters (check-ref-format).
+  const patterns = names.map((n) => HEADS + safeArg(n, 'branch'));
+  const r = await git(['for-each-ref', '--sort=refname', `--format=${FORMAT}`, '--', ...patterns], { gitDir: dir });
+  const wanted = new Set(names);
+  // A pattern also matches refs below it (refs/heads/a matches refs/heads/a/b): keep exact names only.
+  return parseRefs(r.stdout).filter((b) => wanted.has(b.name));
+}
+
+/** One branch with its commit, or null. */
+export async function findBranch(dir: string, name: string): Promise<BranchRef | null> {
+  if (!isValidBranchName(name)) return null;
+  return (await branchesWithCommits(dir, [name]))[0] ?? null;
+}
+
+/** One commit by sha or revision, or null. */
+export async function commitInfo(dir: string, rev: string): Promise<CommitInfo | null> {
+  const fmt = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x00');
+  const r = await git(['log', '-1', '--no-walk', `--format=${fmt}`, safeArg(rev, 'revision'), '--'], { gitDir: dir, okCodes: [128] });
+  if (r.code !== 0) return null;
+  const f = r.stdout.toString('utf8').split('\x00');
+  if (f.length < 9) return null;
+  return {
+    id: f[0],
+    parentIds: f[1] ? f[1].split(' ') : [],
+    authorName: f[2],
+    authorEmail: f[3],
+    authoredDate: f[4],
+    committerName: f[5],
+    committerEmail: f[6],
+    committedDate: f[7],
+    message: f.slice(8).join('\x00').replace(/\n$/, ''),
+  };
+}
+
+/** Of the named branches, those whose tip is reachable from `target` (merged into it); one git run. */
+export async function mergedInto(dir: string, target: string, names: string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const patterns = names.map((n) => HEADS + safeArg(n, 'branch'));
+  const r = await git(['for-each-ref', `--merged=${HEADS}${safeArg(target, 'branch')}`, '--format=%(refname)', '--', ...patterns], {
+    gitDir: dir,
+    okCodes: [128, 129],
+  });
+  if (r.code !== 0) return new Set(); // no such target (empty repository): nothing is merged
+  return new Set(
+    r.stdout
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(HEADS))
+      .map((l) => l.slice(HEADS.length)),
+  );
+}
+
+/** True when `ancestor` is reachable from `descendant` (a fast-forward). */
+export async function isAncestor(dir: string, ancestor: string, descendant: string): Promise<boolean> {
+  const r = await git(['merge-base', '--is-ancestor', safeArg(ancestor, 'revision'), safeArg(descendant, 'revision')], { gitDir: dir, okCodes: [1, 128] });
+  return r.code === 0;
+}
+
+/** git's own rule for a branch name (check-ref-format --branch), without running git. */
+export function isValidBranchName(name: string): boolean {
+  if (name === '' || name === 'HEAD' || name.startsWith('-')) return false;
+  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.includes('//')) return false;
+  if (name.includes('..') || name.includes('@{') || name === '@') return false;
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
+  return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
+}
+
+/**
+ * Creates refs/heads/<name> at sha only if it does not exist yet (git's old-value check makes
+ * concurrent creations of one name succeed once). False when the branch already existed.
+ */
+export async function createBranchRef(dir: string, name: string, sha: string): Promise<boolean> {
+  const r = await git(['update-ref', '--', HEADS + safeArg(name, 'branch'), sha, ZERO_SHA], { gitDir: dir, okCodes: [128] });
+  return r.code === 0;
+}
+
+/** Deletes refs/heads/<name> if it still points at oldSha. False when it moved or vanished meanwhile. */
+export async function deleteBranchRef(dir: string, name: string, oldSha: string): Promise<boolean> {
+  const r = await git(['update-ref', '-d', '--', HEADS + safeArg(name, 'branch'), oldSha], { gitDir: dir, okCodes: [128] });
+  return r.code === 0;
+}
+
+/** A file's content at a revision, or null when absent. */
+export async function fileAt(dir: string, rev: string, path: string): Promise<string | null> {
+  const r = await git(['cat-file', 'blob', `${safeArg(rev, 'revision')}:${path}`], { gitDir: dir, okCodes: [128] });
+  return r.code === 0 ? r.stdout.toString('utf8') : null;
+}
+
+/** Branches whose history contains the commit. */
+export async function branchesContaining(dir: string, sha: string): Promise<string[]> {
+  const r = await git(['for-each-ref', `--contains=${safeArg(sha, 'revision')}`, '--format=%(refname)', HEADS], { gitDir: dir, okCodes: [128, 129] });
+  if (r.code !== 0) return [];
+  return r.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.startsWith(HEADS))
+    .map((l) => l.slice(HEADS.length));
+}
+
+/** Paths that differ between two commits (empty when either is unknown). */
+export async function diffPaths(dir: string, oldSha: string, newSha: string, env: Record<string, string> = {}): Promise<string[]> {
+  const r = await git(['diff', '--name-only', '--no-renames', safeArg(oldSha, 'revision'), safeArg(newSha, 'revision')], { gitDir: dir, env, okCodes: [128] });
+  return r.code === 0 ? r.stdout.toString('utf8').split('\n').filter(Boolean) : [];
+}

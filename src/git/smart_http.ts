@@ -1,0 +1,65 @@
+// git's smart HTTP protocol on the server side: the stateless-RPC form of upload-pack and
+// receive-pack. The HTTP layer pipes request bodies into these processes and their output into
+// the reply; nothing here holds a pack in memory.
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { git, gitStream, gitText, safeArg } from './git.js';
+import { ZERO_SHA } from './repository.js';
+
+export type GitService = 'git-upload-pack' | 'git-receive-pack';
+
+export const isGitService = (s: unknown): s is GitService => s === 'git-upload-pack' || s === 'git-receive-pack';
+
+/** One pkt-line: 4 hex digits of length (including themselves), then the payload. */
+export function pktLine(payload: string): string {
+  return (payload.length + 4).toString(16).padStart(4, '0') + payload;
+}
+
+/** What `GET info/refs?service=…` starts with, before the advertisement git writes. */
+export const serviceHeader = (service: GitService): string => `${pktLine(`# service=${service}\n`)}0000`;
+
+export const advertisementType = (service: GitService) => `application/x-${service}-advertisement`;
+export const resultType = (service: GitService) => `application/x-${service}-result`;
+
+export interface RpcOptions {
+  /** Extra environment for git (hook socket, protocol version). */
+  env?: Record<string, string>;
+  /** `-c key=value` settings for this run only (hooks path). */
+  config?: Record<string, string>;
+}
+
+function args(service: GitService, dir: string, o: RpcOptions, advertise: boolean): string[] {
+  const config = Object.entries(o.config ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  return [...config, service.slice('git-'.length), '--stateless-rpc', ...(advertise ? ['--advertise-refs'] : []), dir];
+}
+
+/** `git <service> --stateless-rpc --advertise-refs <dir>`: the ref advertisement on stdout. */
+export const advertiseRefs = (service: GitService, dir: string, o: RpcOptions = {}): ChildProcessWithoutNullStreams =>
+  gitStream(args(service, dir, o, true), { env: o.env });
+
+/** `git <service> --stateless-rpc <dir>`: request on stdin, result on stdout. */
+export const serviceRpc = (service: GitService, dir: string, o: RpcOptions = {}): ChildProcessWithoutNullStreams =>
+  gitStream(args(service, dir, o, false), { env: o.env });
+
+// What a push changed: the reads Anvil makes about ref updates, before (inside the quarantine,
+// through `env`) and after receive-pack.
+
+const COUNT_CAP = 100_000;
+
+/** True when `ancestor` is reachable from `descendant` (a fast-forward). */
+export async function isAncestor(dir: string, ancestor: string, descendant: string, env: Record<string, string> = {}): Promise<boolean> {
+  const r = await git(['merge-base', '--is-ancestor', safeArg(ancestor), safeArg(descendant)], { gitDir: dir, env, okCodes: [1] });
+  return r.code === 0;
+}
+
+/** Commits in `newSha` not in `notSha` (or all of newSha's history without one), capped. */
+export async function countCommits(dir: string, newSha: string, notSha: string | null): Promise<number> {
+  const args = ['rev-list', '--count', `--max-count=${COUNT_CAP}`, safeArg(newSha), ...(notSha ? ['--not', safeArg(notSha)] : [])];
+  return Number(await gitText(args, { gitDir: dir }));
+}
+
+/** Where every ref points now, in one read. */
+export async function refTargets(dir: string): Promise<Map<string, string>> {
+  const out = await gitText(['for-each-ref', '--format=%(refname) %(objectname)'], { gitDir: dir });
+  return new Map(out.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]));
+}
+
