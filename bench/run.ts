@@ -9,12 +9,11 @@
 // A new scenario is one entry in SCENARIOS (its `seed` creates what it reads).
 //   ANVIL_BENCH_DURATION (s, default 5) · ANVIL_BENCH_CONNECTIONS (default 10) · ANVIL_BENCH_LOG_LEVEL (default info)
 import { spawn, spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
+import { scratchDatabase } from '../test/helpers/postgres.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { seedGit, type SeededGit } from './git.js';
 import { seedProjects, type SeededProjects } from './projects.js';
 import { ROOT, distIsFresh, freePort, rssOf, startServer, waitForHealth, type RunningServer } from './server.js';
@@ -86,24 +85,6 @@ async function measure(url: string, headers: Record<string, string>): Promise<Me
 /** Headers a client sees that are part of the answer (not per connection or per request). */
 const KEEP_HEADER = (name: string) => name === 'content-type' || name === 'link' || name.startsWith('x-') && name !== 'x-request-id';
 
-async function freshPostgres(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `anvil_bench_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const a = new pg.Client({ connectionString: base });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
-  };
-}
 
 /** Builds dist/ when src/ changed since (as `npm start` does); type errors elsewhere do not stop the emit. */
 function ensureBuild(): 'dist' | 'tsx' {
@@ -147,7 +128,7 @@ async function main() {
     `${up.ms.toFixed(0)} ms from spawn to the first 200 on /-/health (median of 3), RSS ${mib(up.rss)}\n`);
 
   const pgBase = process.env.ANVIL_BENCH_DATABASE_URL;
-  const pgDb = pgBase ? await freshPostgres(pgBase) : null;
+  const pgDb = pgBase ? await scratchDatabase(pgBase, 'anvil_bench') : null;
   let server: RunningServer | null = null;
   let bare: Awaited<ReturnType<typeof startBare>> | null = null;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-'));

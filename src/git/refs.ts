@@ -2,22 +2,12 @@
 // atomically (old-value checked), and which branches are merged into another. One git process
 // per operation, never one per branch: a repository with thousands of branches lists fast.
 import { git, safeArg } from './git.js';
+import type { CommitInfo } from './objects.js';
 import { ZERO_SHA } from './repository.js';
 
 export const HEADS = 'refs/heads/';
 
-export interface CommitInfo {
-  id: string;
-  parentIds: string[];
-  message: string;
-  authorName: string;
-  authorEmail: string;
-  /** ISO 8601 with the author's offset, as git recorded it. */
-  authoredDate: string;
-  committerName: string;
-  committerEmail: string;
-  committedDate: string;
-}
+export type { CommitInfo } from './objects.js';
 
 export interface BranchRef {
   name: string;

@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -13,6 +12,7 @@ import { bootstrapRoot } from '../../src/domain/users/bootstrap.js';
 import { createUserRecord, type NewUserInput } from '../../src/domain/users/service.js';
 import { createTokenForUsername } from '../../src/domain/tokens/cli.js';
 import pino from 'pino';
+import { scratchDatabase, type ScratchDatabase } from './postgres.js';
 import { allRoutes } from '../../src/api/index.js';
 import type { ApiRoute } from '../../src/http/route.js';
 
@@ -53,25 +53,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = process.env.ANVIL_TEST_DATABASE_URL!;
-  const name = `anvil_t_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const a = new pg.Client({ connectionString: base });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
-  };
-}
+export const freshPostgresUrl = (): Promise<ScratchDatabase> => scratchDatabase(process.env.ANVIL_TEST_DATABASE_URL!, 'anvil_t');
 
 let userSeq = 0;
 

@@ -1,5 +1,6 @@
 // Projects: one function per operation. Rules here; SQL in db/repos/projects.ts.
 import type { Container } from '../../container.js';
+import { canReadProfile } from '../users/policy.js';
 import type { RepositoryStatisticsRow } from '../../db/repos/repository_statistics.js';
 import { repositoryStatistics } from '../repository/statistics.js';
 import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
@@ -691,7 +692,7 @@ export async function listUserProjects(
   const user = await findUserByIdOrUsername(c.db, userIdOrName);
   if (!user) throw notFound('User');
   // A private profile hides the user's projects from everyone but the user and admins.
-  const hidden = user.private_profile === 1 && !isAdmin(actor) && actor?.user.id !== user.id;
+  const hidden = !canReadProfile(actor, user);
   return listWith(c, actor, input, page, { namespaceIds: user.namespace_id === null ? [] : [user.namespace_id], none: hidden || undefined });
 }
 

@@ -1,5 +1,6 @@
 // Stars: star/unstar a project, its starrers, and the projects a user starred.
 import type { Container } from '../../container.js';
+import { canReadProfile } from '../users/policy.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import { addStar, pageStarrers, removeStar, type StarrerRow } from '../../db/repos/project_stars.js';
 import { findUserByIdOrUsername } from '../../db/repos/users.js';
@@ -68,6 +69,6 @@ export async function listStarredProjects(
 ): Promise<PageResult<ProjectView>> {
   const user = await findUserByIdOrUsername(c.db, userIdOrName);
   if (!user) throw notFound('User');
-  const hidden = user.private_profile === 1 && !isAdmin(actor) && actor?.user.id !== user.id;
+  const hidden = !canReadProfile(actor, user);
   return listWith(c, actor, input, page, { starredBy: [user.id], none: hidden || undefined });
 }
