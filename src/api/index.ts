@@ -20,7 +20,8 @@ import { projectStarRoutes } from './projects/stars_routes.js';
 import { repositoryRoutes } from './repository/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { signupRoutes } from './signup/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...signupRoutes];

@@ -17,6 +17,9 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Kysely<DB> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle connection that the server terminates (restart, failover) is an 'error' event on the
+    // pool; unhandled, it would crash the process. The pool drops that client; the next query reconnects.
+    pool.on('error', () => {});
     return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });

@@ -13,6 +13,7 @@ export type Credential =
 
 function ensureActive(user: UserRow): void {
   if (user.state === 'blocked' || user.state === 'ldap_blocked') throw forbidden('Your account has been blocked.');
+  if (user.state === 'blocked_pending_approval') throw forbidden('Your account is pending approval from your administrator and hence blocked.');
   if (user.state === 'deactivated') {
     throw forbidden('Your account has been deactivated by your administrator. Please log back in to reactivate your account.');
   }

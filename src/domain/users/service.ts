@@ -42,6 +42,8 @@ export interface NewUserInput {
   projectsLimit?: number;
   canCreateGroup?: boolean;
   createdById?: number | null;
+  /** Default `active`; a sign-up awaiting approval starts `blocked_pending_approval`. */
+  state?: 'active' | 'blocked_pending_approval';
   extra?: Partial<Pick<NewUser, 'bio' | 'location' | 'public_email' | 'skype' | 'linkedin' | 'twitter' | 'website_url' | 'organization' | 'job_title' | 'pronouns' | 'note' | 'private_profile' | 'theme_id' | 'color_scheme_id' | 'commit_email'>>;
 }
 
@@ -66,7 +68,7 @@ export async function createUserRecord(c: Container, input: NewUserInput): Promi
         email: input.email,
         email_lower: input.email.toLowerCase(),
         password_digest: input.password ? hashPassword(input.password) : null,
-        state: 'active',
+        state: input.state ?? 'active',
         admin: input.admin ? 1 : 0,
         external: input.external ? 1 : 0,
         bot: input.bot ? 1 : 0,
@@ -262,7 +264,7 @@ const validUsername = (u: string): boolean =>
   USERNAME_RE.test(u) && !u.endsWith('.') && !/\.(git|atom)$/i.test(u);
 
 /** The model validations of the attributes being set; `current` is the user being changed, if any. */
-function attributeErrors(a: UserAttributes, current: UserRow | null): Record<string, string[]> {
+export function attributeErrors(a: UserAttributes, current: UserRow | null): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (field: string, msg: string) => (errors[field] ??= []).push(msg);
   if (a.email !== undefined) {
