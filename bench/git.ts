@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { BenchContext } from './run.js';
 import { finished, git, gitStream, gitText } from '../src/git/git.js';
 import { openDatabase } from '../src/db/dialect.js';
-import { countDueJobs } from '../src/db/repos/background_jobs.js';
+import { countDueJobs, countJobsByState } from '../src/db/repos/background_jobs.js';
 
 export const COMMIT_COUNT = Number(process.env.ANVIL_BENCH_COMMITS ?? 10_000);
 export const BRANCH_COUNT = Number(process.env.ANVIL_BENCH_BRANCHES ?? 5_000);
@@ -102,7 +102,8 @@ async function waitForIdleQueue(ctx: BenchContext): Promise<void> {
       if (busy === 0) return;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('background jobs did not finish within 60 s');
+    const left = await countJobsByState(db);
+    throw new Error(`background jobs did not finish within 60 s: ${JSON.stringify(left)}`);
   } finally {
     await db.destroy();
   }

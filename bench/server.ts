@@ -75,7 +75,6 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       ANVIL_PORT: String(port),
       ANVIL_DATA_DIR: dataDir,
       ANVIL_LOG_LEVEL: 'warn',
-      ANVIL_QUEUE_WORKERS: '0',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
