@@ -124,7 +124,7 @@ async function main() {
   const entry = ensureBuild();
   const up = await startup(entry);
   const mib = (b: number | null) => (b === null ? '?' : `${(b / 2 ** 20).toFixed(0)} MiB`);
-  process.stdout.write(`start-up (${entry === 'dist' ? 'node dist/src/main.js' : 'node --import tsx src/main.ts'}, empty SQLite data dir): ` +
+  process.stdout.write(`start-up (${entry === 'dist' ? 'node dist/anvil.mjs' : 'node --import tsx src/main.ts'}, empty SQLite data dir): ` +
     `${up.ms.toFixed(0)} ms from spawn to the first 200 on /-/health (median of 3), RSS ${mib(up.rss)}\n`);
 
   const pgBase = process.env.ANVIL_BENCH_DATABASE_URL;

@@ -46,7 +46,7 @@ export interface StartOptions {
   dropOutputAfterStart?: boolean;
 }
 
-const DIST_MAIN = path.join(ROOT, 'dist/src/main.js');
+const DIST_MAIN = path.join(ROOT, 'dist/anvil.mjs');
 
 function newest(dir: string): number {
   let t = 0;

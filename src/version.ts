@@ -1,12 +1,20 @@
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The reference API level the spec describes; clients gate features on it. */
 export const REFERENCE_API_LEVEL = '15.1.0';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), fileURLToPath(import.meta.url).includes('/dist/') ? '../..' : '..');
+/** The folder of Anvil's package.json: the nearest one above this file (src/, dist/src/ or the bundle). */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+const root = packageRoot();
 const pkg = createRequire(import.meta.url)(path.join(root, 'package.json')) as { version: string };
 
 function commit(): string {

@@ -107,7 +107,10 @@ export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<an
   const schema = fullSchema(r);
   const status = r.status ?? (r.method === 'POST' ? 201 : 200);
   const bodySchema = r.response ? (r.paginated ? T.Array(r.response) : r.response) : null;
-  const serialize = bodySchema ? fastJson(bodySchema as any) : null;
+  // Compiled on the route's first response, not at start-up: compiling every route's
+  // serializer up front would cost start-up time for routes a process may never serve.
+  let compiled: ((body: unknown) => string) | null = null;
+  const serialize = bodySchema ? (body: unknown) => (compiled ??= fastJson(bodySchema as any))(body) : null;
   const scopes = r.scopes ?? (r.method === 'GET' ? READ_SCOPES : WRITE_SCOPES);
 
   app.route({
