@@ -689,11 +689,18 @@ export async function listUserProjects(
   input: ListProjectsInput,
   page: PageRequest,
 ): Promise<PageResult<ProjectView>> {
+  const { user, hidden } = await profileOwner(c, actor, userIdOrName);
+  return listWith(c, actor, input, page, { namespaceIds: user.namespace_id === null ? [] : [user.namespace_id], none: hidden || undefined });
+}
+
+/**
+ * The user named in a `/users/:user_id/...` project list (404 when unknown), and whether their
+ * private profile hides the list from this caller (everyone but the user and admins).
+ */
+export async function profileOwner(c: Container, actor: Actor | null, userIdOrName: string): Promise<{ user: UserRow; hidden: boolean }> {
   const user = await findUserByIdOrUsername(c.db, userIdOrName);
   if (!user) throw notFound('User');
-  // A private profile hides the user's projects from everyone but the user and admins.
-  const hidden = !canReadProfile(actor, user);
-  return listWith(c, actor, input, page, { namespaceIds: user.namespace_id === null ? [] : [user.namespace_id], none: hidden || undefined });
+  return { user, hidden: !canReadProfile(actor, user) };
 }
 
 /** GET /groups/:id/projects: projects in the group (and the groups below it with include_subgroups). */

@@ -1,14 +1,12 @@
 // Stars: star/unstar a project, its starrers, and the projects a user starred.
 import type { Container } from '../../container.js';
-import { canReadProfile } from '../users/policy.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import { addStar, pageStarrers, removeStar, type StarrerRow } from '../../db/repos/project_stars.js';
-import { findUserByIdOrUsername } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { notFound, notModified } from '../errors.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
-import { findProject, listWith, view, type ListProjectsInput, type ProjectView } from './service.js';
+import { findProject, listWith, profileOwner, view, type ListProjectsInput, type ProjectView } from './service.js';
 
 /** The project as it is now (its counts just changed), in the full form. */
 async function fresh(c: Container, actor: Actor, id: number): Promise<ProjectView> {
@@ -67,8 +65,6 @@ export async function listStarredProjects(
   input: ListProjectsInput,
   page: PageRequest,
 ): Promise<PageResult<ProjectView>> {
-  const user = await findUserByIdOrUsername(c.db, userIdOrName);
-  if (!user) throw notFound('User');
-  const hidden = !canReadProfile(actor, user);
+  const { user, hidden } = await profileOwner(c, actor, userIdOrName);
   return listWith(c, actor, input, page, { starredBy: [user.id], none: hidden || undefined });
 }
