@@ -3,14 +3,12 @@ import { Type as T } from '@sinclair/typebox';
 import { createForkRelation, forkProject, listForks, removeForkRelation } from '../../domain/projects/forks.js';
 import type { ListProjectsInput } from '../../domain/projects/service.js';
 import { mapPage } from '../../domain/shared/page.js';
-import type { PageInput } from '../../http/pagination.js';
 import { route } from '../../http/route.js';
 import { IdOrPath, OneOf } from '../schemas.js';
 import { presentProject } from './present.js';
-import { LIST_PARAMS, ProjectAny, ProjectFull } from './schemas.js';
+import { keysetById, LIST_PARAMS, ProjectAny, ProjectFull } from './schemas.js';
 
 const TAG = 'projects';
-const keysetById = (input: PageInput) => input.order_by === 'id';
 
 export const projectForkRoutes = [
   route({

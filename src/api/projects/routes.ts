@@ -13,16 +13,13 @@ import { updateProjectWithAvatar } from '../../domain/projects/avatar.js';
 import { deleteProject } from '../../domain/projects/lifecycle.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { route } from '../../http/route.js';
-import type { PageInput } from '../../http/pagination.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProject } from './present.js';
 import { fileParam } from './uploads_routes.js';
-import { CreateProjectParams, LIST_PARAMS, ProjectAny, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
+import { CreateProjectParams, keysetById, LIST_PARAMS, ProjectAny, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
 
 const TAG = 'projects';
 
-/** Keyset pages exist for projects ordered by id only, as in the reference. */
-const keysetById = (input: PageInput) => input.order_by === 'id';
 
 const atLeastOne = (names: string[], input: object) => {
   if (!names.some((n) => (input as Record<string, unknown>)[n] !== undefined)) {

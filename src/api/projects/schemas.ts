@@ -1,3 +1,4 @@
+import type { PageInput } from '../../http/pagination.js';
 // The Project resource in its two forms (spec "Project"), and the parameters of the project routes.
 import { Type as T } from '@sinclair/typebox';
 import { CustomAttributesField, CustomAttributesFilterParam } from '../custom_attributes/schemas.js';
@@ -195,6 +196,9 @@ export const ORDER_BY = [
 ] as const;
 
 /** Filters of the project lists (the reference's collection_params, filter_params, statistics_params). */
+/** Project lists offer keyset pages when ordered by id only, as in the reference. */
+export const keysetById = (input: PageInput): boolean => input.order_by === 'id';
+
 export const LIST_PARAMS = {
   archived: T.Optional(T.Boolean()),
   visibility: T.Optional(OneOf(VISIBILITIES)),

@@ -3,17 +3,14 @@ import { Type as T } from '@sinclair/typebox';
 import type { ListProjectsInput } from '../../domain/projects/service.js';
 import { listStarredProjects, listStarrers, starProject, unstarProject } from '../../domain/projects/stars.js';
 import { mapPage } from '../../domain/shared/page.js';
-import type { PageInput } from '../../http/pagination.js';
 import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProject } from './present.js';
-import { LIST_PARAMS, ProjectAny, ProjectFull } from './schemas.js';
+import { keysetById, LIST_PARAMS, ProjectAny, ProjectFull } from './schemas.js';
 import { presentStarrer } from './stars_present.js';
 import { Starrer } from './stars_schemas.js';
 
 const TAG = 'projects';
-/** Keyset pages exist for projects ordered by id only, as in the reference. */
-const keysetById = (input: PageInput) => input.order_by === 'id';
 
 export const projectStarRoutes = [
   route({
