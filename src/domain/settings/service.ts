@@ -216,7 +216,11 @@ function encode(c: Container, row: SettingsRow, changes: Partial<Record<SettingN
   return JSON.stringify(stored);
 }
 
-const MAX_WRITE_ATTEMPTS = 5;
+/**
+ * A lost race means another write committed, so retrying always makes progress; the bound is time,
+ * not a count (a count smaller than the number of concurrent writers would refuse one of them).
+ */
+const WRITE_DEADLINE_MS = 10_000;
 
 /** PUT /application/settings. All or nothing: an invalid request changes nothing. */
 export async function updateSettings(c: Container, actor: Actor | null, input: SettingsInput): Promise<SettingsSnapshot> {
@@ -226,7 +230,8 @@ export async function updateSettings(c: Container, actor: Actor | null, input: S
   }
   checkRequest(input);
 
-  for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+  const deadline = Date.now() + WRITE_DEADLINE_MS;
+  while (Date.now() < deadline) {
     const row = await readRow(c);
     const current = decode(c, row).settings;
     const changes = changesFrom(c, input, current);
@@ -239,7 +244,9 @@ export async function updateSettings(c: Container, actor: Actor | null, input: S
       remember(cacheOf(c), snap, Date.now());
       return snap;
     }
-    // Another node wrote in between: re-read, re-apply and re-validate against its values.
+    // Another node wrote in between: re-read, re-apply and re-validate against its values,
+    // after a short random pause so that racing writers spread out.
+    await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 10));
   }
   throw conflict('Application settings are being changed concurrently; try again');
 }
