@@ -23,6 +23,10 @@ export interface Config {
    * several nodes share it; else generated once into <dataDir>/secret_key (mode 0600).
    */
   secretKey: Buffer;
+  /** The built-in CI runner runs pending jobs on this node (`serve`); false leaves them pending. */
+  runnerEnabled: boolean;
+  /** Jobs the built-in runner of this node runs at once. */
+  runnerConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -106,5 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     impersonationEnabled: bool('ANVIL_IMPERSONATION_ENABLED', env.ANVIL_IMPERSONATION_ENABLED, true),
     queueWorkers: intIn('ANVIL_QUEUE_WORKERS', env.ANVIL_QUEUE_WORKERS, 2, 0, 64),
+    runnerEnabled: bool('ANVIL_RUNNER_ENABLED', env.ANVIL_RUNNER_ENABLED, true),
+    runnerConcurrency: intIn('ANVIL_RUNNER_CONCURRENCY', env.ANVIL_RUNNER_CONCURRENCY, 2, 1, 64),
   };
 }

@@ -1,4 +1,5 @@
 // Wires the parts one app needs. No global singletons: a test builds its own container.
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
@@ -8,6 +9,8 @@ import { dialectOf, openDatabase, type Dialect } from './db/dialect.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import type { DB } from './db/schema.js';
 import { registerBranchJobs } from './domain/branches/service.js';
+import { registerPushPipelineJobs } from './domain/ci/push_pipelines.js';
+import { registerArtifactsExpiryJob } from './domain/ci/artifacts.js';
 import { registerEventJobs } from './domain/events/service.js';
 import { Queue } from './queue/queue.js';
 import { registerProjectJobs } from './domain/projects/jobs.js';
@@ -24,6 +27,11 @@ export interface Container {
   /** Durable background work; workers run only after queue.start() (main.ts `serve`). */
   queue: Queue;
   storage: BlobStorage;
+  /**
+   * In-process CI signals to the runner of this node ('pending': a job became pending;
+   * 'canceled' (jobId): stop it now). Runners on other nodes notice by polling.
+   */
+  ciSignals: EventEmitter;
 }
 
 /** Tokens and passwords never reach a log line. */
@@ -55,13 +63,16 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
     log,
     queue: new Queue(db, log, { workers: config.queueWorkers }),
     storage: new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
+    ciSignals: new EventEmitter(),
   };
   // Job handlers, by area: every node can run every job.
   registerProjectJobs(c);
   registerBranchJobs(c);
   registerRepositoryStatisticsJob(c);
   registerRefChangeJobs(c);
+  registerPushPipelineJobs(c);
   await registerEventJobs(c);
+  await registerArtifactsExpiryJob(c);
   return c;
 }
 

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { closeContainer, createContainer } from './container.js';
+import { CiRunner } from './domain/ci/runner.js';
 import { bootstrapRoot } from './domain/users/bootstrap.js';
 import { createTokenForUsername } from './domain/tokens/cli.js';
 import { ANVIL_REVISION } from './version.js';
@@ -31,6 +32,9 @@ async function serve(): Promise<void> {
   const app = await buildApp(c);
   await app.listen({ port: cfg.port, host: cfg.host });
   c.queue.start();
+  // The built-in CI runner; ANVIL_RUNNER_ENABLED=false leaves pending jobs to other nodes.
+  const runner = cfg.runnerEnabled ? new CiRunner(c) : null;
+  runner?.start();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
 
   const lines = [`Anvil ${ANVIL_REVISION} listening on ${cfg.externalUrl} (${c.dialect}, ready in ${ms.toFixed(0)} ms)`];
@@ -54,7 +58,8 @@ async function serve(): Promise<void> {
     const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     // A request that never ends (a stuck client) must not keep the process from exiting.
     const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    await Promise.all([closed.finally(() => (clearInterval(sweep), clearTimeout(deadline))), c.queue.stop()]);
+    // Running CI jobs are stopped (their process groups killed) while the database is still open.
+    await Promise.all([closed.finally(() => (clearInterval(sweep), clearTimeout(deadline))), c.queue.stop(), runner?.stop()]);
     await closeContainer(c);
     process.exit(0);
   };

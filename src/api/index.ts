@@ -5,10 +5,12 @@ import { protectedBranchRoutes } from './protected_branches/routes.js';
 import { customAttributeRoutes } from './custom_attributes/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
+import { jobRoutes } from './jobs/routes.js';
 import { memberRoutes } from './members/routes.js';
 import { metaRoutes } from './meta/routes.js';
 import { namespaceRoutes } from './namespaces/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
+import { pipelineRoutes } from './pipelines/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { projectAccessTokenRoutes } from './projects/access_tokens_routes.js';
 import { projectHookRoutes } from './projects/hooks_routes.js';
@@ -24,4 +26,4 @@ import { signupRoutes } from './signup/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...signupRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes];

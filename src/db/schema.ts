@@ -328,7 +328,115 @@ export interface ProtectedBranchAccessLevelsTable {
   group_id: number | null;
 }
 
+/** CI pipelines (migration 011). */
+export interface CiPipelinesTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  status: string;
+  source: string;
+  ref: string;
+  sha: string;
+  before_sha: string;
+  tag: Default<Bool>;
+  yaml_errors: string | null;
+  user_id: number | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  committed_at: string | null;
+  duration: number | null;
+  queued_duration: number | null;
+  coverage: string | null;
+  parent_pipeline_id: number | null;
+  parent_job_id: number | null;
+  commit_message: string | null;
+  commit_author_name: string | null;
+  commit_author_email: string | null;
+  commit_created_at: string | null;
+}
+
+export interface CiPipelineVariablesTable {
+  id: Generated<number>;
+  pipeline_id: number;
+  key: string;
+  encrypted_value: string;
+  variable_type: string; // env_var | file
+}
+
+/** CI jobs: builds and bridges (type). */
+export interface CiJobsTable {
+  id: Generated<number>;
+  project_id: number;
+  pipeline_id: number;
+  type: string; // build | bridge
+  name: string;
+  stage: string;
+  stage_idx: number;
+  status: string;
+  failure_reason: string | null;
+  ref: string;
+  tag: Default<Bool>;
+  allow_failure: Default<Bool>;
+  when: string;
+  coverage: number | null;
+  created_at: string;
+  updated_at: string;
+  queued_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  scheduled_at: string | null;
+  duration: number | null;
+  queued_duration: number | null;
+  artifacts_expire_at: string | null;
+  tag_list: Default<string>; // JSON array
+  user_id: number | null;
+  retried: Default<Bool>;
+  retry_count: Default<number>;
+  options: string; // JSON PlannedJob
+  runner_id: number | null;
+  exit_code: number | null;
+  token_digest: string | null;
+  erased_at: string | null;
+  erased_by_id: number | null;
+  downstream_pipeline_id: number | null;
+}
+
+export interface CiJobVariablesTable {
+  id: Generated<number>;
+  job_id: number;
+  key: string;
+  encrypted_value: string;
+  variable_type: string;
+}
+
+export interface CiJobArtifactsTable {
+  id: Generated<number>;
+  job_id: number;
+  project_id: number;
+  file_type: string;
+  file_format: string;
+  filename: string;
+  size: number;
+  blob_key: string;
+  expire_at: string | null;
+  created_at: string;
+}
+
+export interface CiTraceChunksTable {
+  job_id: number;
+  seq: number;
+  data: string; // base64
+}
+
 export interface DB {
+  ci_pipelines: CiPipelinesTable;
+  ci_pipeline_variables: CiPipelineVariablesTable;
+  ci_jobs: CiJobsTable;
+  ci_job_variables: CiJobVariablesTable;
+  ci_job_artifacts: CiJobArtifactsTable;
+  ci_trace_chunks: CiTraceChunksTable;
   protected_branches: ProtectedBranchesTable;
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
   project_repository_statistics: ProjectRepositoryStatisticsTable;

@@ -21,11 +21,23 @@ function cookie(req: FastifyRequest, name: string): string | undefined {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
+/**
+ * The endpoints that take a CI job token (the reference's `job_token_allowed` routes that Anvil
+ * has). Anywhere else a job token is a wrong credential: 401.
+ */
+const JOB_TOKEN_ROUTES = new Set(['/api/v4/job', '/api/v4/job/allowed_agents']);
+
+const takesJobToken = (req: FastifyRequest): boolean => JOB_TOKEN_ROUTES.has(req.routeOptions?.url ?? '');
+
 export function credentialOf(req: FastifyRequest, input: Record<string, unknown>): Credential | null {
   const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
-  const token =
-    str(input.private_token) ?? str(header(req, 'private-token')) ?? str(input.access_token) ?? bearer;
+  const jobTokens = takesJobToken(req);
+  const token = str(input.private_token) ?? str(header(req, 'private-token')) ?? str(input.access_token);
   if (token) return { kind: 'token', value: token };
+  const jobToken = str(header(req, 'job-token')) ?? str(input.job_token);
+  if (jobToken) return { kind: 'job_token', value: jobToken, accepted: jobTokens };
+  // Bearer carries personal, OAuth and (where taken) job tokens alike.
+  if (bearer) return { kind: 'token', value: bearer, jobToken: jobTokens };
   const session = cookie(req, SESSION_COOKIE);
   if (session) return { kind: 'session', value: session };
   return null;

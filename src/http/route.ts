@@ -70,7 +70,8 @@ export class FileBody {
   constructor(
     readonly stream: Readable,
     readonly contentType: string,
-    readonly size: number,
+    /** null: unknown in advance (a log still being written); sent chunked. */
+    readonly size: number | null,
     readonly headers: Record<string, string> = {},
   ) {}
 }
@@ -150,7 +151,8 @@ export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<an
         return sendJson(reply, code, serialize!(pageResult.items));
       }
       if (result instanceof FileBody) {
-        return reply.code(code).headers({ ...result.headers, 'content-type': result.contentType, 'content-length': String(result.size) }).send(result.stream);
+        const length: Record<string, string> = result.size === null ? {} : { 'content-length': String(result.size) };
+        return reply.code(code).headers({ ...result.headers, 'content-type': result.contentType, ...length }).send(result.stream);
       }
       if (code === 204 || !serialize || result === undefined) return reply.code(code).send();
       return sendJson(reply, code, serialize(result));

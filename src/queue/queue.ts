@@ -13,6 +13,7 @@ import {
   insertJob, leaseNextJob, markDead, markDone, markRetry, pruneJobs, renewLease, requeueExpiredLeases,
   type BackgroundJobRow, type Lease,
 } from '../db/repos/background_jobs.js';
+import { Sleepers } from '../domain/shared/sleepers.js';
 
 export interface JobInfo {
   id: number;
@@ -69,7 +70,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class Queue {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly opts: Required<QueueOptions>;
-  private readonly sleepers = new Set<() => void>();
+  private readonly sleepers = new Sleepers();
   private readonly inflight = new Set<{ abort: AbortController; renew: NodeJS.Timeout }>();
   private loops: Promise<void>[] = [];
   private maintenance: NodeJS.Timeout | null = null;
@@ -118,7 +119,7 @@ export class Queue {
       run_at: runAt, created_at: now, updated_at: now,
     });
     // Inside a transaction the row is not visible yet; the next poll picks it up.
-    if (!opts.trx && runAt <= now) this.wakeOne();
+    if (!opts.trx && runAt <= now) this.sleepers.wakeOne();
     return id;
   }
 
@@ -154,7 +155,7 @@ export class Queue {
   private async shutdown(): Promise<void> {
     this.state = 'stopping';
     if (this.maintenance) clearInterval(this.maintenance);
-    for (const wake of [...this.sleepers]) wake();
+    this.sleepers.wakeAll();
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       Promise.all([...this.loops, this.maintaining]).then(() => true),
@@ -217,7 +218,7 @@ export class Queue {
         if (this.state === 'started') this.log.error({ err, worker: workerId }, 'leasing a job failed');
       }
       if (job) await this.run(job, workerId);
-      else await this.idle(this.opts.pollMs);
+      else await this.sleepers.sleep(this.opts.pollMs);
     }
   }
 
@@ -297,22 +298,6 @@ export class Queue {
     }
   }
 
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.sleepers.add(done);
-    });
-  }
-
-  private wakeOne(): void {
-    const first = this.sleepers.values().next();
-    if (!first.done) first.value();
-  }
 }
 
 function errorText(err: unknown): string {

@@ -7,6 +7,7 @@ import * as m006 from './006_projects.js';
 import * as m007 from './007_project_stars.js';
 import * as m005 from './005_settings.js';
 import * as m010 from './010_rate_limits.js';
+import * as m011 from './011_ci.js';
 import * as m008 from './008_project_resources.js';
 import * as m009 from './009_custom_attributes_events.js';
 import * as m012 from './012_protected_branches.js';
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008_project_resources': m008,
   '009_custom_attributes_events': m009,
   '012_protected_branches': m012,
+  '011_ci': m011,
   '019_repository_statistics': m019,
 };
 

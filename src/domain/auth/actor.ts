@@ -12,6 +12,8 @@ export interface Actor {
   tokenId: number | null;
   /** The admin who used sudo, when this request runs as someone else. */
   sudoer: UserRow | null;
+  /** A CI job token: the running job it belongs to (the user is the job's user). */
+  job?: { id: number; projectId: number };
 }
 
 export const isAdmin = (actor: Actor | null): boolean => !!actor && actor.user.admin === 1;

@@ -1,15 +1,20 @@
 // Turning a credential into an Actor, and sudo. The HTTP layer only extracts credentials.
 import type { Container } from '../../container.js';
+import { jobByTokenDigest } from '../../db/repos/ci_jobs.js';
 import { findOauthByDigest, findPatByDigest, findSessionByDigest, touchPat } from '../../db/repos/tokens.js';
 import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
+import { isJobTokenShaped } from '../ci/job_token.js';
 import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.js';
 import { digest } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
 import type { Actor } from './actor.js';
 
 export type Credential =
-  | { kind: 'token'; value: string; oauthOnly?: boolean } // PAT, project/group/impersonation token or OAuth token
-  | { kind: 'session'; value: string };
+  // PAT, project/group/impersonation token or OAuth token; `jobToken`: a CI job token is accepted too (Bearer)
+  | { kind: 'token'; value: string; oauthOnly?: boolean; jobToken?: boolean }
+  | { kind: 'session'; value: string }
+  // A CI job token (JOB-TOKEN header, `job_token` parameter); `accepted`: the endpoint takes job tokens
+  | { kind: 'job_token'; value: string; accepted: boolean };
 
 function ensureActive(user: UserRow): void {
   if (user.state === 'blocked' || user.state === 'ldap_blocked') throw forbidden('Your account has been blocked.');
@@ -19,7 +24,22 @@ function ensureActive(user: UserRow): void {
   }
 }
 
-async function fromToken(c: Container, value: string, oauthOnly: boolean): Promise<Actor> {
+/**
+ * A CI job token: valid only while its job runs (the digest is cleared when it ends). The actor
+ * is the job's user, marked `job_token`, with the job attached; endpoints that take job tokens
+ * decide what it may do.
+ */
+async function fromJobToken(c: Container, value: string): Promise<Actor> {
+  const job = await jobByTokenDigest(c.db, digest(value));
+  if (!job || job.status !== 'running' || job.user_id === null) throw unauthorized();
+  const user = await findUserById(c.db, job.user_id);
+  if (!user) throw unauthorized();
+  ensureActive(user);
+  return { user, via: 'job_token', scopes: null, tokenId: null, sudoer: null, job: { id: job.id, projectId: job.project_id } };
+}
+
+async function fromToken(c: Container, value: string, oauthOnly: boolean, jobToken: boolean): Promise<Actor> {
+  if (jobToken && isJobTokenShaped(value)) return fromJobToken(c, value);
   const d = digest(value);
   if (!oauthOnly) {
     const pat = await findPatByDigest(c.db, d);
@@ -49,6 +69,7 @@ async function fromToken(c: Container, value: string, oauthOnly: boolean): Promi
     ensureActive(user);
     return { user, via: 'oauth', scopes: oauth.scopes.split(/\s+/).filter(Boolean), tokenId: oauth.id, sudoer: null };
   }
+  if (jobToken) return fromJobToken(c, value);
   throw unauthorized();
 }
 
@@ -63,7 +84,16 @@ async function fromSession(c: Container, value: string): Promise<Actor | null> {
 }
 
 export async function authenticate(c: Container, cred: Credential): Promise<Actor | null> {
-  return cred.kind === 'session' ? fromSession(c, cred.value) : fromToken(c, cred.value, cred.oauthOnly ?? false);
+  switch (cred.kind) {
+    case 'session':
+      return fromSession(c, cred.value);
+    case 'job_token':
+      // A job token where the endpoint does not take one is a wrong credential, not no credential.
+      if (!cred.accepted) throw unauthorized();
+      return fromJobToken(c, cred.value);
+    case 'token':
+      return fromToken(c, cred.value, cred.oauthOnly ?? false, cred.jobToken ?? false);
+  }
 }
 
 /** Sudo as the reference does it: admin, a token (not a session), the `sudo` scope, a known user. */

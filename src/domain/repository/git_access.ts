@@ -9,6 +9,7 @@ import { findUserByEmail, findUserByUsername } from '../../db/repos/users.js';
 import type { GitService } from '../../git/smart_http.js';
 import type { Actor } from '../auth/actor.js';
 import { authenticate } from '../auth/service.js';
+import { JOB_TOKEN_GIT_USERNAMES } from '../ci/job_token.js';
 import { DomainError, exactError, forbidden, unauthorized } from '../errors.js';
 import { findProject } from '../projects/service.js';
 import { verifyPassword } from '../shared/secrets.js';
@@ -35,7 +36,8 @@ const notFoundForGit = () => exactError(404, PROJECT_NOT_FOUND_MESSAGE);
 /** The actor behind HTTP Basic credentials; null for none; 401 for wrong ones. */
 export async function gitActor(c: Container, cred: BasicCredentials | null): Promise<Actor | null> {
   if (!cred) return null;
-  // CI job tokens (username `service-ci-token`, the job token as password) are resolved here, with the CI area.
+  // CI job tokens: username `service-ci-token`, the token of a running job as the password.
+  if (JOB_TOKEN_GIT_USERNAMES.includes(cred.username)) return authenticate(c, { kind: 'job_token', value: cred.password, accepted: true });
   try {
     const actor = await authenticate(c, { kind: 'token', value: cred.password });
     if (actor) return actor;
@@ -74,6 +76,12 @@ export async function gitAccess(c: Container, actor: Actor | null, fullPath: str
     throw e;
   }
   const dir = repositoryDir(c, project.id);
+  if (actor?.job) {
+    // A job token reads its own project's repository (the runner's clone) and nothing else.
+    if (actor.job.projectId !== project.id) throw notFoundForGit();
+    if (service !== 'git-upload-pack') throw forbidden('You are not allowed to upload code.');
+    return { project, dir };
+  }
   if (service === 'git-upload-pack') {
     if (actor?.scopes && !actor.scopes.some((s) => READ_SCOPES.includes(s))) throw forbidden('You are not allowed to download code.');
     return { project, dir };

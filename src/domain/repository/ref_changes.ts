@@ -12,6 +12,7 @@ import { touchProjectActivity } from '../../db/repos/repository_statistics.js';
 import { git } from '../../git/git.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
+import { enqueuePushPipelines } from '../ci/push_pipelines.js';
 import { recordEvent, type PushData } from '../events/service.js';
 import { getSettings } from '../settings/service.js';
 import { nowIso } from '../shared/time.js';
@@ -51,6 +52,7 @@ export async function publishRefChanges(c: Container, actor: Actor, project: Pro
   await touchProjectActivity(c.db, project.id, nowIso());
   await scheduleRepositoryRefresh(c, project.id);
   await announceRefChanges(c, actor, project, changes);
+  await enqueuePushPipelines(c, actor, project, changes);
 }
 
 const isTag = (ref: string) => ref.startsWith('refs/tags/');

@@ -1,0 +1,119 @@
+// Job views → the Job and Bridge shapes; the job-token lookups.
+import type { Static } from '@sinclair/typebox';
+import type { Container } from '../../container.js';
+import type { PipelineRow } from '../../db/repos/ci_pipelines.js';
+import type { ProjectRow } from '../../db/repos/projects.js';
+import type { AllowedAgentsView, JobView } from '../../domain/ci/jobs.js';
+import { RUNNER_DESCRIPTION } from '../../domain/ci/runner.js';
+import { BUILT_IN_RUNNER_ID } from '../../domain/ci/state.js';
+import { jobWebUrl, pipelineWebUrl } from '../../domain/ci/variables.js';
+import { presentPipelineBasic } from '../pipelines/present.js';
+import { presentProjectSimple } from '../projects/present.js';
+import { presentUser, presentUserBasic } from '../users/present.js';
+import type { UserProfile } from '../users/schemas.js';
+import type { AllowedAgents, Bridge, Job, JobCommit, JobRunner } from './schemas.js';
+
+/** The built-in runner, the one runner every job runs on (an instance runner; online where it is on). */
+export function presentRunner(c: Container): Static<typeof JobRunner> {
+  const online = c.config.runnerEnabled;
+  return {
+    id: BUILT_IN_RUNNER_ID,
+    description: RUNNER_DESCRIPTION,
+    ip_address: '127.0.0.1',
+    active: true,
+    paused: false,
+    is_shared: true,
+    runner_type: 'instance_type',
+    name: 'anvil-runner',
+    online,
+    status: online ? 'online' : 'offline',
+  };
+}
+
+/** A job's pipeline, a bridge's downstream pipeline: the pipelines area's PipelineBasic. */
+const presentJobPipeline = (c: Container, project: ProjectRow, pipeline: PipelineRow) => presentPipelineBasic(c, { project, pipeline, user: null });
+
+function presentCommit(p: PipelineRow): Static<typeof JobCommit> | null {
+  if (p.commit_message === null) return null;
+  return {
+    id: p.sha,
+    short_id: p.sha.slice(0, 8),
+    created_at: p.commit_created_at,
+    title: p.commit_message.split('\n')[0],
+    message: p.commit_message,
+    author_name: p.commit_author_name,
+    author_email: p.commit_author_email,
+  };
+}
+
+function presentBasic(c: Container, v: JobView) {
+  const j = v.job;
+  return {
+    id: j.id,
+    status: j.status,
+    stage: j.stage,
+    name: j.name,
+    ref: j.ref,
+    tag: j.tag === 1,
+    coverage: j.coverage,
+    allow_failure: j.allow_failure === 1,
+    created_at: j.created_at,
+    started_at: j.started_at,
+    finished_at: j.finished_at,
+    duration: j.duration,
+    queued_duration: j.queued_duration,
+    // A `profile` view: the reference's Entities::User.
+    user: v.user ? (presentUser(c, v.user) as Static<typeof UserProfile>) : null,
+    commit: presentCommit(v.pipeline),
+    pipeline: presentJobPipeline(c, v.project, v.pipeline),
+    ...(j.status === 'failed' ? { failure_reason: j.failure_reason ?? 'unknown_failure' } : {}),
+    web_url: jobWebUrl(c, v.project, j.id),
+  };
+}
+
+export function presentJob(c: Container, v: JobView): Static<typeof Job> {
+  const archive = v.artifacts.find((a) => a.file_type === 'archive');
+  return {
+    ...presentBasic(c, v),
+    ...(archive ? { artifacts_file: { filename: archive.filename, size: Number(archive.size) } } : {}),
+    artifacts: v.artifacts.map((a) => ({ file_type: a.file_type, size: Number(a.size), filename: a.filename, file_format: a.file_format })),
+    runner: v.job.runner_id !== null ? presentRunner(c) : null,
+    artifacts_expire_at: v.job.artifacts_expire_at,
+    tag_list: (JSON.parse(v.job.tag_list) as string[]).sort(),
+  };
+}
+
+export function presentBridge(c: Container, v: JobView): Static<typeof Bridge> {
+  return {
+    ...presentBasic(c, v),
+    downstream_pipeline: v.downstream ? presentJobPipeline(c, v.downstream.project, v.downstream.pipeline) : null,
+  };
+}
+
+export function presentAllowedAgents(c: Container, v: AllowedAgentsView): Static<typeof AllowedAgents> {
+  const p = presentProjectSimple(c, v.project);
+  return {
+    allowed_agents: [],
+    job: { id: v.job.id, name: v.job.name, stage: v.job.stage, project_id: v.job.project_id, project_name: v.project.row.name },
+    pipeline: {
+      id: v.pipeline.id,
+      project_id: v.pipeline.project_id,
+      sha: v.pipeline.sha,
+      ref: v.pipeline.ref,
+      status: v.pipeline.status,
+      created_at: v.pipeline.created_at,
+      updated_at: v.pipeline.updated_at,
+      web_url: pipelineWebUrl(c, v.project.row, v.pipeline.id),
+    },
+    project: {
+      id: p.id,
+      description: p.description,
+      name: p.name,
+      name_with_namespace: p.name_with_namespace,
+      path: p.path,
+      path_with_namespace: p.path_with_namespace,
+      created_at: p.created_at,
+    },
+    user: presentUserBasic(c, v.user),
+  };
+}

@@ -1,0 +1,132 @@
+// CI jobs: project and pipeline job lists, bridges, one job, its log, cancel / retry / erase /
+// play, and what a running job's token may read (GET /job, /job/allowed_agents).
+import { Type as T } from '@sinclair/typebox';
+import {
+  allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobTrace, listPipelineBridges, listPipelineJobs,
+  listProjectJobs, playProjectJob, retryProjectJob,
+} from '../../domain/ci/jobs.js';
+import { mapPage } from '../../domain/shared/page.js';
+import { FileBody, route } from '../../http/route.js';
+import { IdOrPath } from '../schemas.js';
+import { presentAllowedAgents, presentBridge, presentJob } from './present.js';
+import { AllowedAgents, Bridge, ErasedJob, Job, JobScope, PlayVariable } from './schemas.js';
+
+const TAG = 'jobs';
+const JobParams = T.Object({ id: IdOrPath, job_id: T.Integer() });
+
+export const jobRoutes = [
+  route({
+    method: 'GET',
+    path: '/projects/:id/jobs',
+    tag: TAG,
+    summary: "The project's jobs, newest first (scope: one status or an array of them)",
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, scope: JobScope }),
+    response: Job,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) => mapPage(await listProjectJobs(c, actor, input.id, input.scope, page), (v) => presentJob(c, v)),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/:pipeline_id/jobs',
+    tag: TAG,
+    summary: "A pipeline's jobs, newest first (retried ones only with include_retried)",
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, pipeline_id: T.Integer(), scope: JobScope, include_retried: T.Optional(T.Boolean({ default: false })) }),
+    response: Job,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) =>
+      mapPage(
+        await listPipelineJobs(c, actor, input.id, input.pipeline_id, { scope: input.scope, includeRetried: input.include_retried ?? false }, page),
+        (v) => presentJob(c, v),
+      ),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/:pipeline_id/bridges',
+    tag: TAG,
+    summary: "A pipeline's trigger jobs (bridges) with the pipelines they started",
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, pipeline_id: T.Integer(), scope: JobScope }),
+    response: Bridge,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) =>
+      mapPage(await listPipelineBridges(c, actor, input.id, input.pipeline_id, input.scope, page), (v) => presentBridge(c, v)),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/jobs/:job_id',
+    tag: TAG,
+    summary: 'One job',
+    auth: 'optional',
+    params: JobParams,
+    response: Job,
+    handler: async ({ c, actor, input }) => presentJob(c, await getJob(c, actor, input.id, input.job_id)),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/jobs/:job_id/trace',
+    tag: TAG,
+    summary: "The job's log as text (so far, while it runs)",
+    auth: 'optional',
+    params: JobParams,
+    handler: async ({ c, actor, input }) => {
+      const t = await jobTrace(c, actor, input.id, input.job_id);
+      return new FileBody(t.stream, 'text/plain', null, { 'content-disposition': `infile; filename="${t.jobId}.log"` });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/jobs/:job_id/cancel',
+    tag: TAG,
+    summary: 'Cancel a job',
+    params: JobParams,
+    response: Job,
+    handler: async ({ c, actor, input }) => presentJob(c, await cancelProjectJob(c, actor!, input.id, input.job_id)),
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/jobs/:job_id/retry',
+    tag: TAG,
+    summary: 'Retry a finished job: a new job with a new id',
+    params: JobParams,
+    response: Job,
+    handler: async ({ c, actor, input }) => presentJob(c, await retryProjectJob(c, actor!, input.id, input.job_id)),
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/jobs/:job_id/erase',
+    tag: TAG,
+    summary: "Erase a finished job's artifacts and log",
+    params: JobParams,
+    response: ErasedJob,
+    handler: async ({ c, actor, input }) => ({ ...presentJob(c, await eraseProjectJob(c, actor!, input.id, input.job_id)), download_url: null }),
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/jobs/:job_id/play',
+    tag: TAG,
+    summary: 'Start a manual job, optionally with variables',
+    params: T.Object({ id: IdOrPath, job_id: T.Integer(), job_variables_attributes: T.Optional(T.Array(PlayVariable)) }),
+    response: Job,
+    status: 200,
+    handler: async ({ c, actor, input }) =>
+      presentJob(c, await playProjectJob(c, actor!, input.id, input.job_id, input.job_variables_attributes ?? [])),
+  }),
+  route({
+    method: 'GET',
+    path: '/job',
+    tag: TAG,
+    summary: "The job of the CI job token (JOB-TOKEN header, job_token parameter or Bearer), while it runs",
+    response: Job,
+    handler: async ({ c, actor }) => presentJob(c, await currentJob(c, actor!)),
+  }),
+  route({
+    method: 'GET',
+    path: '/job/allowed_agents',
+    tag: TAG,
+    summary: 'Cluster agents the job token may use (none in Anvil), with its job, pipeline, project and user',
+    response: AllowedAgents,
+    handler: async ({ c, actor }) => presentAllowedAgents(c, await allowedAgents(c, actor!)),
+  }),
+];

@@ -1,0 +1,40 @@
+// CI job lists: a project's jobs, a pipeline's jobs or bridges, newest first, one page at a time;
+// and the rows a page of jobs needs to be presented (users), each in one query.
+import type { Kysely } from 'kysely';
+import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import { runPage } from '../paginate.js';
+import type { DB } from '../schema.js';
+import type { JobRow } from './ci_jobs.js';
+import type { UserRow } from './users.js';
+
+export interface JobListFilter {
+  /** `build` (jobs) or `bridge` (trigger jobs). */
+  type: 'build' | 'bridge';
+  /** Only jobs in one of these statuses; null = any. */
+  statuses: readonly string[] | null;
+  /** Retried jobs (replaced by a newer try) too. */
+  includeRetried: boolean;
+}
+
+/**
+ * A project's jobs by descending id. Uses (project_id, status, id) with a status filter,
+ * (project_id, id) without; the id order is the index order, so a page reads only its rows.
+ */
+export function pageProjectJobs(db: Kysely<DB>, projectId: number, f: JobListFilter, page: PageRequest): Promise<PageResult<JobRow>> {
+  let q = db.selectFrom('ci_jobs').selectAll().where('project_id', '=', projectId).where('type', '=', f.type);
+  if (f.statuses) q = q.where('status', 'in', [...f.statuses]);
+  if (!f.includeRetried) q = q.where('retried', '=', 0);
+  return runPage(db, q.orderBy('id', 'desc'), page);
+}
+
+/** The jobs of these pipelines (one, or a pipeline and its children) by descending id. Uses (pipeline_id, id). */
+export function pagePipelineJobs(db: Kysely<DB>, pipelineIds: number[], f: JobListFilter, page: PageRequest): Promise<PageResult<JobRow>> {
+  let q = db.selectFrom('ci_jobs').selectAll().where('pipeline_id', 'in', pipelineIds).where('type', '=', f.type);
+  if (f.statuses) q = q.where('status', 'in', [...f.statuses]);
+  if (!f.includeRetried) q = q.where('retried', '=', 0);
+  return runPage(db, q.orderBy('id', 'desc'), page);
+}
+
+/** Users by id in one query (the job users of a page). */
+export const usersByIds = (db: Kysely<DB>, ids: number[]): Promise<UserRow[]> =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('users').selectAll().where('id', 'in', ids).execute();

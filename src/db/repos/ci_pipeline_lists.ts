@@ -1,0 +1,98 @@
+// Pipeline lists and the reads the pipeline API needs beyond single rows: the filtered list of a
+// project (every order has a matching index from migration 011), the latest pipeline of each
+// ref, a push pipeline already made for a ref change, and the junit artifacts of a pipeline.
+import type { Kysely, Selectable } from 'kysely';
+import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import { runPage } from '../paginate.js';
+import type { CiJobArtifactsTable, DB } from '../schema.js';
+import type { Db, PipelineRow } from './ci_pipelines.js';
+
+export const PIPELINE_ORDERS = ['id', 'status', 'ref', 'updated_at', 'user_id'] as const;
+export type PipelineOrder = (typeof PIPELINE_ORDERS)[number];
+
+export interface PipelineFilters {
+  /** Exact statuses (scope running/pending/finished and `status` narrow this). */
+  statuses?: string[];
+  source?: string;
+  ref?: string;
+  sha?: string;
+  /** true: only pipelines with yaml_errors; false: only those without. */
+  yamlErrors?: boolean;
+  /** null: a username that matches nobody (an empty list). */
+  userId?: number | null;
+  updatedAfter?: string;
+  updatedBefore?: string;
+  /** scope branches/tags: the latest pipeline of each of these refs only. */
+  latestOfRefs?: string[];
+  orderBy: PipelineOrder;
+  sort: 'asc' | 'desc';
+}
+
+/** A page of a project's pipelines, child pipelines (source parent_pipeline) left out. */
+export function pagePipelines(db: Kysely<DB>, projectId: number, f: PipelineFilters, page: PageRequest): Promise<PageResult<PipelineRow>> {
+  let q = db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('source', '!=', 'parent_pipeline');
+  if (f.statuses) q = q.where('status', 'in', f.statuses.length ? f.statuses : ['-']);
+  if (f.source !== undefined) q = q.where('source', '=', f.source);
+  if (f.ref !== undefined) q = q.where('ref', '=', f.ref);
+  if (f.sha !== undefined) q = q.where('sha', '=', f.sha);
+  if (f.yamlErrors === true) q = q.where('yaml_errors', 'is not', null);
+  if (f.yamlErrors === false) q = q.where('yaml_errors', 'is', null);
+  if (f.userId === null) q = q.where('user_id', '=', -1);
+  else if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
+  if (f.updatedAfter !== undefined) q = q.where('updated_at', '>', f.updatedAfter);
+  if (f.updatedBefore !== undefined) q = q.where('updated_at', '<', f.updatedBefore);
+  if (f.latestOfRefs !== undefined) {
+    const refs = f.latestOfRefs;
+    if (refs.length === 0) q = q.where('id', '=', -1);
+    else {
+      q = q.where('id', 'in', (eb) =>
+        eb
+          .selectFrom('ci_pipelines as latest')
+          .select((e) => e.fn.max('latest.id').as('id'))
+          .where('latest.project_id', '=', projectId)
+          .where('latest.source', '!=', 'parent_pipeline')
+          .where('latest.ref', 'in', refs)
+          .groupBy('latest.ref'),
+      );
+    }
+  }
+  if (f.orderBy !== 'id') q = q.orderBy(f.orderBy, f.sort);
+  q = q.orderBy('id', f.sort);
+  return runPage(db, q, page);
+}
+
+/**
+ * A push pipeline already created for this ref change at or after `since` (the time the push
+ * job was queued): a push job that runs again finds the pipeline of its first run.
+ */
+export const pushPipelineSince = (db: Db, projectId: number, ref: string, sha: string, beforeSha: string, since: string) =>
+  db
+    .selectFrom('ci_pipelines')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('sha', '=', sha)
+    .where('ref', '=', ref)
+    .where('source', '=', 'push')
+    .where('before_sha', '=', beforeSha)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+
+export type JunitArtifactRow = Selectable<CiJobArtifactsTable> & { job_name: string };
+
+/** The junit artifacts of a pipeline's current (not retried) jobs, in job order. */
+export const junitArtifactsOfPipeline = (db: Db, pipelineId: number): Promise<JunitArtifactRow[]> =>
+  db
+    .selectFrom('ci_job_artifacts')
+    .innerJoin('ci_jobs', 'ci_jobs.id', 'ci_job_artifacts.job_id')
+    .selectAll('ci_job_artifacts')
+    .select('ci_jobs.name as job_name')
+    .where('ci_jobs.pipeline_id', '=', pipelineId)
+    .where('ci_jobs.retried', '=', 0)
+    .where('ci_job_artifacts.file_type', '=', 'junit')
+    .orderBy('ci_jobs.stage_idx')
+    .orderBy('ci_jobs.id')
+    .execute();
+
+/** Child pipelines of a pipeline (source parent_pipeline), oldest first. */
+export const childPipelinesOf = (db: Db, pipelineId: number): Promise<PipelineRow[]> =>
+  db.selectFrom('ci_pipelines').selectAll().where('parent_pipeline_id', '=', pipelineId).orderBy('id').execute();

@@ -1,0 +1,311 @@
+// The jobs API: lists (a project's jobs, a pipeline's jobs and bridges), one job, its log, and
+// the actions cancel, retry, erase and play; plus what a running job's own token may read
+// (GET /job, /job/allowed_agents). Statuses change only through state.ts.
+import type { Readable } from 'node:stream';
+import { JOB_STATUSES } from '../../ci/status.js';
+import type { Container } from '../../container.js';
+import { findProjectJob, findJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
+import { pageProjectJobs, pagePipelineJobs, usersByIds } from '../../db/repos/ci_job_lists.js';
+import { childPipelineIds, findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
+import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
+import type { UserRow } from '../../db/repos/users.js';
+import type { Actor } from '../auth/actor.js';
+import { exactError, forbidden, notFound, validation } from '../errors.js';
+import { findProject, view as projectView, type ProjectView } from '../projects/service.js';
+import { getSettings } from '../settings/service.js';
+import { parseDuration } from '../settings/validate.js';
+import type { PageRequest, PageResult } from '../shared/page.js';
+import { nowIso } from '../shared/time.js';
+import type { UserView } from '../users/service.js';
+import { canReadProfile } from '../users/policy.js';
+import { artifactsOfJobs, eraseJobArtifacts, type ArtifactRow } from './artifacts.js';
+import { canEraseJob, canUpdateRef, ciAccess, requireCiRead, requireCiWrite, type CiAccess } from './policy.js';
+import { cancelJob, playJob, retryJob } from './state.js';
+import { readTrace } from './traces.js';
+
+/** A job with what its Job (or Bridge) shape shows, loaded in a few queries per page. */
+export interface JobView {
+  job: JobRow;
+  pipeline: PipelineRow;
+  /** The job's project (web_url). */
+  project: ProjectRow;
+  user: UserView | null;
+  artifacts: ArtifactRow[];
+  /** Bridges: the pipeline they triggered (its project may be another one), or null. */
+  downstream: { pipeline: PipelineRow; project: ProjectRow } | null;
+}
+
+/** The values `scope` takes: every job status (the reference's CommitStatus::AVAILABLE_STATUSES). */
+export const JOB_SCOPE_VALUES: readonly string[] = JOB_STATUSES;
+
+/** The reference's RecordNotFound answer for a job or pipeline id that is not the project's. */
+const recordNotFound = () => exactError(404, { message: '404 Not found' });
+
+/** `scope` as given (string or array, already checked against the statuses); empty = all. */
+const statusesOf = (scope: readonly string[] | undefined): readonly string[] | null => (scope && scope.length ? scope : null);
+
+const userView = (actor: Actor | null, user: UserRow): UserView => ({
+  user,
+  form: 'profile',
+  profileVisible: canReadProfile(actor, user),
+  viewerSignedIn: actor !== null,
+  highestRole: 0,
+});
+
+/** Views of jobs of one project: pipelines, users, artifacts and downstream pipelines in one query each. */
+export async function jobViews(c: Container, actor: Actor | null, project: ProjectRow, jobs: JobRow[]): Promise<JobView[]> {
+  if (jobs.length === 0) return [];
+  const uniq = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
+  const downstreamIds = uniq(jobs.map((j) => (j.type === 'bridge' ? j.downstream_pipeline_id : null)));
+  const [pipelines, users, artifacts, downstreams] = await Promise.all([
+    pipelinesByIds(c.db, uniq(jobs.map((j) => j.pipeline_id))),
+    usersByIds(c.db, uniq(jobs.map((j) => j.user_id))),
+    artifactsOfJobs(c, jobs.map((j) => j.id)),
+    pipelinesByIds(c.db, downstreamIds),
+  ]);
+  const otherProjectIds = uniq(downstreams.map((p) => (p.project_id === project.id ? null : p.project_id)));
+  const projects = new Map<number, ProjectRow>([[project.id, project]]);
+  for (const p of await findProjectsByIds(c.db, otherProjectIds)) projects.set(p.id, p);
+  const pipelineById = new Map(pipelines.map((p) => [p.id, p]));
+  const userById = new Map(users.map((u) => [u.id, u]));
+  const downstreamById = new Map(downstreams.map((p) => [p.id, p]));
+  return jobs.map((job) => {
+    const user = job.user_id === null ? undefined : userById.get(job.user_id);
+    const down = job.type === 'bridge' && job.downstream_pipeline_id !== null ? downstreamById.get(job.downstream_pipeline_id) : undefined;
+    const downProject = down ? projects.get(down.project_id) : undefined;
+    return {
+      job,
+      pipeline: pipelineById.get(job.pipeline_id)!,
+      project,
+      user: user ? userView(actor, user) : null,
+      artifacts: artifacts.get(job.id) ?? [],
+      downstream: down && downProject ? { pipeline: down, project: downProject } : null,
+    };
+  });
+}
+
+async function viewPage(c: Container, actor: Actor | null, project: ProjectRow, page: PageResult<JobRow>): Promise<PageResult<JobView>> {
+  return { ...page, items: await jobViews(c, actor, project, page.items) };
+}
+
+const oneView = async (c: Container, actor: Actor | null, project: ProjectRow, job: JobRow): Promise<JobView> =>
+  (await jobViews(c, actor, project, [job]))[0];
+
+// ---- lists ----
+
+/** GET /projects/:id/jobs: the project's builds (retried ones too), newest first. */
+export async function listProjectJobs(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  scope: readonly string[] | undefined,
+  page: PageRequest,
+): Promise<PageResult<JobView>> {
+  const { row } = await findProject(c, actor, idOrPath);
+  await requireCiRead(c, actor, row);
+  const jobs = await pageProjectJobs(c.db, row.id, { type: 'build', statuses: statusesOf(scope), includeRetried: true }, page);
+  return viewPage(c, actor, row, jobs);
+}
+
+async function projectPipeline(c: Container, project: ProjectRow, pipelineId: number): Promise<PipelineRow> {
+  const p = await findProjectPipeline(c.db, project.id, pipelineId);
+  if (!p) throw recordNotFound();
+  return p;
+}
+
+/**
+ * GET /projects/:id/pipelines/:pipeline_id/jobs: the builds of that pipeline (any pipeline of
+ * the project), its child pipelines' builds included, newest first, without retried ones unless asked. A caller
+ * who may see pipelines but not jobs gets an empty list, as the reference's finder answers.
+ */
+export async function listPipelineJobs(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  pipelineId: number,
+  opts: { scope?: readonly string[]; includeRetried: boolean },
+  page: PageRequest,
+): Promise<PageResult<JobView>> {
+  const { row } = await findProject(c, actor, idOrPath);
+  const a = await ciAccess(c, actor, row);
+  if (!a.visible) throw notFound('Project');
+  if (!a.readPipelines) throw forbidden();
+  const pipeline = await projectPipeline(c, row, pipelineId);
+  if (!a.read) return { items: [], total: 0, hasNext: false };
+  const filter = { type: 'build' as const, statuses: statusesOf(opts.scope), includeRetried: opts.includeRetried };
+  return viewPage(c, actor, row, await pagePipelineJobs(c.db, await withDescendants(c, pipeline.id), filter, page));
+}
+
+/** The pipeline and the child pipelines under it, at any depth (bounded: children of children are rare). */
+async function withDescendants(c: Container, pipelineId: number): Promise<number[]> {
+  const all = [pipelineId];
+  let level = [pipelineId];
+  for (let depth = 0; depth < 5 && level.length; depth++) {
+    level = await childPipelineIds(c.db, level);
+    all.push(...level);
+  }
+  return all;
+}
+
+/** GET /projects/:id/pipelines/:pipeline_id/bridges: the pipeline's trigger jobs, newest first. */
+export async function listPipelineBridges(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  pipelineId: number,
+  scope: readonly string[] | undefined,
+  page: PageRequest,
+): Promise<PageResult<JobView>> {
+  const { row } = await findProject(c, actor, idOrPath);
+  const a = await requireCiRead(c, actor, row);
+  if (!a.readPipelines) throw forbidden();
+  const pipeline = await projectPipeline(c, row, pipelineId);
+  const filter = { type: 'bridge' as const, statuses: statusesOf(scope), includeRetried: false };
+  return viewPage(c, actor, row, await pagePipelineJobs(c.db, [pipeline.id], filter, page));
+}
+
+// ---- one job ----
+
+/** A build of the project (bridges are not jobs here, as the reference's `find_build!`), else 404. */
+async function projectBuild(c: Container, project: ProjectRow, jobId: number): Promise<JobRow> {
+  const job = await findProjectJob(c.db, project.id, jobId);
+  if (!job || job.type !== 'build') throw recordNotFound();
+  return job;
+}
+
+export async function getJob(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<JobView> {
+  const { row } = await findProject(c, actor, idOrPath);
+  await requireCiRead(c, actor, row);
+  return oneView(c, actor, row, await projectBuild(c, row, jobId));
+}
+
+/** The job's log as text: what there is so far while it runs. 404 when the job or its log is missing. */
+export async function jobTrace(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<{ jobId: number; stream: Readable }> {
+  const { row } = await findProject(c, actor, idOrPath);
+  await requireCiRead(c, actor, row);
+  const job = await projectBuild(c, row, jobId);
+  const stream = await readTrace(c, job.id);
+  if (!stream) throw notFound();
+  return { jobId: job.id, stream };
+}
+
+// ---- actions ----
+
+/**
+ * A job older than the instance's archive_builds_in_human_readable is archived: it can no longer
+ * be retried, played, canceled or erased (the reference's Ci::Build#archived?).
+ */
+export async function isJobArchived(c: Container, job: JobRow): Promise<boolean> {
+  const setting = (await getSettings(c)).archive_builds_in_human_readable;
+  if (!setting || setting.trim() === '') return false;
+  const secs = parseDuration(setting);
+  return secs !== null && Date.parse(job.created_at) < Date.now() - secs * 1000;
+}
+
+/**
+ * update_build on one job (the reference's BuildPolicy): developer access to the project (checked
+ * first, before the job is looked up), the job's ref not protected against the actor, and the
+ * job not archived.
+ */
+async function requireJobUpdate(c: Container, actor: Actor, project: ProjectRow, a: CiAccess, job: JobRow): Promise<void> {
+  if (!(await canUpdateRef(c, actor, project, a, job.ref, job.tag === 1))) throw forbidden();
+  if (await isJobArchived(c, job)) throw forbidden();
+}
+
+async function writableProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<{ row: ProjectRow; a: CiAccess }> {
+  const { row } = await findProject(c, actor, idOrPath);
+  return { row, a: await requireCiWrite(c, actor, row) };
+}
+
+/** POST …/cancel: stops the job if it has not finished; a finished one is returned as it is. */
+export async function cancelProjectJob(c: Container, actor: Actor, idOrPath: number | string, jobId: number): Promise<JobView> {
+  const { row, a } = await writableProject(c, actor, idOrPath);
+  const job = await projectBuild(c, row, jobId);
+  await requireJobUpdate(c, actor, row, a, job);
+  const after = (await cancelJob(c, job.id)) ?? job;
+  return oneView(c, actor, row, after);
+}
+
+/** POST …/retry: a NEW job (new id) takes the finished job's place. 403 when it cannot be retried. */
+export async function retryProjectJob(c: Container, actor: Actor, idOrPath: number | string, jobId: number): Promise<JobView> {
+  const { row, a } = await writableProject(c, actor, idOrPath);
+  const job = await projectBuild(c, row, jobId);
+  await requireJobUpdate(c, actor, row, a, job);
+  return oneView(c, actor, row, await retryJob(c, actor, job.id));
+}
+
+/**
+ * POST …/erase: removes the job's artifacts and log and records who erased it. Developers erase
+ * their own jobs, maintainers anyone's (erase_build); only a finished job with something left
+ * to erase is erasable.
+ */
+export async function eraseProjectJob(c: Container, actor: Actor, idOrPath: number | string, jobId: number): Promise<JobView> {
+  const { row, a } = await writableProject(c, actor, idOrPath);
+  const job = await projectBuild(c, row, jobId);
+  await requireJobUpdate(c, actor, row, a, job);
+  if (!canEraseJob(a, actor, job.user_id)) throw forbidden();
+  const complete = ['success', 'failed', 'canceled', 'skipped'].includes(job.status);
+  const stored = (await artifactsOfJobs(c, [job.id])).get(job.id) ?? [];
+  if (!complete || stored.length === 0) throw forbidden('Job is not erasable!');
+  await eraseJobArtifacts(c, job.id);
+  const now = nowIso();
+  const erased = await updateJob(c.db, job.id, { erased_at: now, erased_by_id: actor.user.id, artifacts_expire_at: null, updated_at: now });
+  return oneView(c, actor, row, erased ?? job);
+}
+
+const VARIABLE_KEY = /^[a-zA-Z0-9_]+$/;
+
+/**
+ * POST …/play: starts a manual job (a finished manual job runs again as a new job), with
+ * optional variables for that run. 400 "Unplayable Job" for anything else.
+ */
+export async function playProjectJob(
+  c: Container,
+  actor: Actor,
+  idOrPath: number | string,
+  jobId: number,
+  variables: { key: string; value: string }[] = [],
+): Promise<JobView> {
+  const { row } = await findProject(c, actor, idOrPath);
+  await requireCiRead(c, actor, row);
+  // Builds and bridges alike (the reference's find_job!); a bridge is never playable.
+  const job = await findProjectJob(c.db, row.id, jobId);
+  if (!job) throw recordNotFound();
+  const a = await requireCiWrite(c, actor, row);
+  await requireJobUpdate(c, actor, row, a, job);
+  const badKey = variables.find((v) => !VARIABLE_KEY.test(v.key) || v.key.length > 255);
+  if (badKey) throw validation({ 'job_variables.key': ["can contain only letters, digits and '_'."] });
+  return oneView(c, actor, row, await playJob(c, actor, job.id, variables));
+}
+
+// ---- the job token's own job ----
+
+/** The running job behind a job token; 404 'Job' for any other credential, as the reference answers. */
+async function tokenJob(c: Container, actor: Actor): Promise<{ job: JobRow; project: ProjectRow }> {
+  if (actor.via !== 'job_token' || !actor.job) throw notFound('Job');
+  const job = await findJob(c.db, actor.job.id);
+  const project = job ? await findProjectById(c.db, job.project_id) : undefined;
+  if (!job || !project) throw notFound('Job');
+  return { job, project };
+}
+
+/** GET /job: the Job shape of the token's job. */
+export async function currentJob(c: Container, actor: Actor): Promise<JobView> {
+  const { job, project } = await tokenJob(c, actor);
+  return oneView(c, actor, project, job);
+}
+
+export interface AllowedAgentsView {
+  job: JobRow;
+  pipeline: PipelineRow;
+  project: ProjectView;
+  user: UserRow;
+}
+
+/** GET /job/allowed_agents: no cluster agents in Anvil, so the list is empty; the rest describes the job. */
+export async function allowedAgents(c: Container, actor: Actor): Promise<AllowedAgentsView> {
+  const { job, project } = await tokenJob(c, actor);
+  const [pipeline] = await pipelinesByIds(c.db, [job.pipeline_id]);
+  if (!pipeline) throw notFound('Job');
+  return { job, pipeline, project: await projectView(c, actor, project, { full: false }), user: actor.user };
+}

@@ -1,0 +1,452 @@
+// Pipelines: planned from the repository's CI file at a commit, created through the API, by
+// pushes and by bridges; read, listed, retried, canceled and deleted. Status changes belong to
+// state.ts; this module decides WHAT to create and who may do what.
+//
+// Creation follows the reference's CreatePipelineService chain: abilities (developer, and the
+// protected-ref rule), the ref (a branch first, then a tag), the CI file, the plan (workflow
+// rules, jobs), then the records. Through the API an unusable plan is a 400 with the reason in
+// `message.base` (the reference's `save_on_errors: false`); a push saves an invalid file as a
+// failed pipeline with `yaml_errors`, and creates nothing for a filtered or empty plan.
+import type { Container } from '../../container.js';
+import { planPipeline } from '../../ci/config/index.js';
+import type { PlanContext, PlanResult } from '../../ci/config/types.js';
+import { latestJobsOfPipeline } from '../../db/repos/ci_jobs.js';
+import {
+  PIPELINE_ORDERS, junitArtifactsOfPipeline, pagePipelines, type JunitArtifactRow, type PipelineFilters, type PipelineOrder,
+} from '../../db/repos/ci_pipeline_lists.js';
+import { deletePipelineRow, findPipeline, findProjectPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
+import type { ProjectRow } from '../../db/repos/projects.js';
+import { findUserById, findUserByUsername, type UserRow } from '../../db/repos/users.js';
+import { git } from '../../git/git.js';
+import { listTree, readCommit, refSha } from '../../git/objects.js';
+import { branchNames } from '../../git/refs.js';
+import type { Actor } from '../auth/actor.js';
+import { exactError, forbidden, invalidParams } from '../errors.js';
+import { findProject } from '../projects/service.js';
+import { repositoryDir } from '../repository/service.js';
+import type { PageRequest, PageResult } from '../shared/page.js';
+import { deletePipelineBlobs } from './artifacts.js';
+import {
+  canUpdateRef, requireCiWrite, requirePipelineDelete, requirePipelineList, requirePipelineRead, requireCiRead,
+} from './policy.js';
+import { cancelPipeline, createPipelineRecords, retryPipeline, type PipelineVariableInput } from './state.js';
+import { buildTestReport, buildTestReportSummary, type TestReport, type TestReportSummary } from './test_reports.js';
+import {
+  DEFAULT_CI_FILE, FALLBACK_CI_FILE, configuredCiPath, pipelinePredefined, pipelineVariables, type PipelineVariable,
+} from './variables.js';
+
+export const PIPELINE_SCOPES = ['running', 'pending', 'finished', 'branches', 'tags'] as const;
+export const PIPELINE_STATUSES = [
+  'created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled',
+] as const;
+export const PIPELINE_SOURCES = [
+  'push', 'web', 'trigger', 'schedule', 'api', 'external', 'pipeline', 'chat', 'webide', 'merge_request_event',
+  'external_pull_request_event', 'parent_pipeline', 'ondemand_dast_scan', 'ondemand_dast_validation',
+] as const;
+export { PIPELINE_ORDERS };
+
+const FINISHED: string[] = ['success', 'failed', 'canceled', 'skipped'];
+const HEADS = 'refs/heads/';
+const TAGS = 'refs/tags/';
+
+/** The reference's CreatePipelineService errors: 400 with the reason in message.base. */
+export const pipelineError = (message: string) => exactError(400, { message: { base: [message] } });
+const pipelineNotFound = () => exactError(404, { message: '404 Not found' });
+
+export const MESSAGES = {
+  refNotFound: 'Reference not found',
+  missingFile: 'Missing CI config file',
+  filtered: 'Pipeline filtered out by workflow rules.',
+  empty: 'No stages / jobs for this pipeline.',
+  protectedRef: (ref: string) => `Insufficient permissions for protected ref '${ref}'`,
+} as const;
+
+/** A user as the actor of work done on their behalf (pushes, bridges): their own rights, unscoped. */
+export const actorFor = (user: UserRow): Actor => ({ user, via: 'session', scopes: null, tokenId: null, sudoer: null });
+
+// ---- refs, files, commits ----
+
+export interface ResolvedRef {
+  ref: string;
+  tag: boolean;
+  sha: string;
+}
+
+const REF_NAME_RE = /^[^-\s~^:?*[\\][^\s~^:?*[\\]*$/;
+
+/** A branch (first) or tag by name (or a full refs/heads/…, refs/tags/… name); null when neither exists. */
+export async function resolveRef(c: Container, project: ProjectRow, name: string): Promise<ResolvedRef | null> {
+  const dir = repositoryDir(c, project.id);
+  const candidates: { full: string; ref: string; tag: boolean }[] = [];
+  if (name.startsWith(HEADS)) candidates.push({ full: name, ref: name.slice(HEADS.length), tag: false });
+  else if (name.startsWith(TAGS)) candidates.push({ full: name, ref: name.slice(TAGS.length), tag: true });
+  else candidates.push({ full: HEADS + name, ref: name, tag: false }, { full: TAGS + name, ref: name, tag: true });
+  for (const cand of candidates) {
+    if (!REF_NAME_RE.test(cand.ref) || cand.ref.includes('..')) continue;
+    const sha = await refSha(dir, cand.full);
+    if (sha) return { ref: cand.ref, tag: cand.tag, sha };
+  }
+  return null;
+}
+
+/** A file's text at a commit, or null. */
+async function fileAtCommit(dir: string, sha: string, filePath: string): Promise<string | null> {
+  const clean = filePath.replace(/^\/+/, '');
+  if (!clean || clean.split('/').includes('..')) return null;
+  const r = await git(['cat-file', 'blob', `${sha}:${clean}`], { gitDir: dir, okCodes: [128] });
+  return r.code === 0 ? r.stdout.toString('utf8') : null;
+}
+
+/** The CI file at the commit: the configured path, else `.service-ci.yml`, else `.gitlab-ci.yml`. */
+export async function findCiFile(c: Container, project: ProjectRow, sha: string): Promise<{ path: string; text: string } | null> {
+  const dir = repositoryDir(c, project.id);
+  const configured = await configuredCiPath(c, project);
+  const paths = configured ? [configured] : [DEFAULT_CI_FILE, FALLBACK_CI_FILE];
+  for (const p of paths) {
+    const text = await fileAtCommit(dir, sha, p);
+    if (text !== null) return { path: p, text };
+  }
+  return null;
+}
+
+/** True when the commit has a CI file (push pipelines are made only then). */
+export const hasCiFile = async (c: Container, project: ProjectRow, sha: string): Promise<boolean> => (await findCiFile(c, project, sha)) !== null;
+
+/** Paths changed between two commits; null when unknown (a new ref, or an unreadable range). */
+export async function changedPathsBetween(c: Container, project: ProjectRow, before: string, after: string): Promise<string[] | null> {
+  if (/^0+$/.test(before)) return null;
+  const r = await git(['diff', '--name-only', '--no-renames', '-z', before, after, '--'], { gitDir: repositoryDir(c, project.id), okCodes: [128] });
+  if (r.code !== 0) return null;
+  return r.stdout.toString('utf8').split('\0').filter(Boolean);
+}
+
+const withMillis = (iso: string): string => iso.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?!\.)/, '$1.000');
+
+// ---- planning and creation ----
+
+export interface PlanRequest {
+  project: ProjectRow;
+  ref: ResolvedRef;
+  beforeSha: string;
+  source: string;
+  user: UserRow | null;
+  variables: PipelineVariableInput[];
+  changedPaths: string[] | null;
+  parentPipelineId?: number | null;
+  parentJobId?: number | null;
+  /** The configuration text to plan instead of the repository's CI file (child pipelines). */
+  config?: { path: string; text: string };
+  /** An invalid file still makes a failed pipeline with yaml_errors (pushes, bridges); else it is refused. */
+  saveOnErrors: boolean;
+  /** Refuse a usable plan with this reason instead of saving it (invalid variables fail when saved, last). */
+  refuseOnSave?: string | null;
+}
+
+export type PlanOutcome = { kind: 'created'; pipeline: PipelineRow } | { kind: 'refused'; message: string };
+
+/** Plans a pipeline at the ref's commit and, when the plan allows, creates its records. */
+export async function planAndCreate(c: Container, req: PlanRequest): Promise<PlanOutcome> {
+  const { project, ref } = req;
+  const dir = repositoryDir(c, project.id);
+  const file = req.config ?? (await findCiFile(c, project, ref.sha));
+  if (!file) return { kind: 'refused', message: MESSAGES.missingFile };
+  const commit = await readCommit(dir, ref.sha);
+  const commitSeed = commit
+    ? { message: commit.message, authorName: commit.authorName, authorEmail: commit.authorEmail, createdAt: withMillis(commit.committedDate) }
+    : null;
+  const predefined = await pipelinePredefined(c, project, {
+    source: req.source,
+    ref: ref.ref,
+    tag: ref.tag,
+    sha: ref.sha,
+    before_sha: req.beforeSha,
+    commit_message: commitSeed?.message ?? null,
+    commit_author_name: commitSeed?.authorName ?? null,
+    commit_author_email: commitSeed?.authorEmail ?? null,
+    commit_created_at: commitSeed?.createdAt ?? null,
+    user_id: req.user?.id ?? null,
+    configPath: file.path,
+  });
+  const variables: Record<string, string> = { ...predefined };
+  for (const v of req.variables) variables[v.key] = v.value;
+  let files: string[] | null = null;
+  const ctx: PlanContext = {
+    variables,
+    ref: ref.ref,
+    tag: ref.tag,
+    source: req.source,
+    changedPaths: req.changedPaths,
+    readFile: (p) => fileAtCommit(dir, ref.sha, p),
+    listFiles: async () => {
+      files ??= ((await listTree(dir, ref.sha, '', true)) ?? []).filter((e) => e.type === 'blob').map((e) => e.path);
+      return files;
+    },
+  };
+  let result: PlanResult;
+  try {
+    result = await planPipeline(file.text, ctx);
+  } catch (err) {
+    c.log.error({ err, projectId: project.id, sha: ref.sha }, 'CI configuration could not be planned');
+    result = { kind: 'invalid', errors: ['Undefined error'] };
+  }
+  const seed = {
+    project,
+    ref: ref.ref,
+    sha: ref.sha,
+    beforeSha: req.beforeSha,
+    tag: ref.tag,
+    source: req.source,
+    userId: req.user?.id ?? null,
+    commit: commitSeed,
+    variables: req.variables,
+    parentPipelineId: req.parentPipelineId ?? null,
+    parentJobId: req.parentJobId ?? null,
+  };
+  if (req.refuseOnSave && (result.kind === 'plan' || (result.kind === 'invalid' && req.saveOnErrors))) {
+    return { kind: 'refused', message: req.refuseOnSave };
+  }
+  switch (result.kind) {
+    case 'plan':
+      return { kind: 'created', pipeline: await createPipelineRecords(c, { ...seed, plan: result.plan }) };
+    case 'invalid': {
+      // The reference keeps the first error as the pipeline's yaml_errors.
+      const message = result.errors[0] ?? 'Invalid configuration';
+      if (!req.saveOnErrors) return { kind: 'refused', message };
+      return { kind: 'created', pipeline: await createPipelineRecords(c, { ...seed, plan: null, yamlErrors: message }) };
+    }
+    case 'filtered':
+      return { kind: 'refused', message: MESSAGES.filtered };
+    case 'empty':
+      return { kind: 'refused', message: MESSAGES.empty };
+  }
+}
+
+// ---- API variables ----
+
+const VARIABLE_TYPES = ['env_var', 'file'];
+const KEY_RE = /^[a-zA-Z0-9_]+$/;
+
+/**
+ * The `variables` parameter: an array of {key, value, variable_type}. A wrong variable_type is
+ * a parameter error (Grape's words); a missing or malformed key fails like the reference's
+ * model validation when the pipeline is saved.
+ */
+export function parseVariables(raw: unknown): { variables: PipelineVariableInput[]; invalid: string | null } {
+  if (raw === undefined || raw === null || raw === '') return { variables: [], invalid: null };
+  let list: unknown[];
+  if (Array.isArray(raw)) list = raw;
+  else if (typeof raw === 'object' && Object.keys(raw).every((k) => /^\d+$/.test(k))) {
+    list = Object.keys(raw).sort((a, b) => Number(a) - Number(b)).map((k) => (raw as Record<string, unknown>)[k]);
+  } else throw invalidParams('variables is invalid');
+  const out: PipelineVariableInput[] = [];
+  let invalid: string | null = null;
+  list.forEach((item, i) => {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) throw invalidParams(`variables[${i}] is invalid`);
+    const v = item as Record<string, unknown>;
+    const type = v.variable_type ?? 'env_var';
+    if (typeof type !== 'string' || !VARIABLE_TYPES.includes(type)) throw invalidParams(`variables[${i}][variable_type] does not have a valid value`);
+    for (const f of ['key', 'value'] as const) {
+      if (v[f] !== undefined && v[f] !== null && typeof v[f] !== 'string' && typeof v[f] !== 'number' && typeof v[f] !== 'boolean') {
+        throw invalidParams(`variables[${i}][${f}] is invalid`);
+      }
+    }
+    const key = v.key === undefined || v.key === null ? '' : String(v.key);
+    if (invalid === null) {
+      if (key === '') invalid = "Variables key can't be blank";
+      else if (key.length > 255) invalid = 'Variables key is too long (maximum is 255 characters)';
+      else if (!KEY_RE.test(key)) invalid = "Variables key can contain only letters, digits and '_'.";
+    }
+    out.push({ key, value: v.value === undefined || v.value === null ? '' : String(v.value), variable_type: type as 'env_var' | 'file' });
+  });
+  if (invalid === null) {
+    const seen = new Set<string>();
+    const dups = [...new Set(out.filter((v) => (seen.has(v.key) ? true : (seen.add(v.key), false))).map((v) => v.key))];
+    if (dups.length) invalid = `Variables have duplicate values (${dups.join(', ')})`;
+  }
+  return { variables: out, invalid };
+}
+
+// ---- the API's operations ----
+
+export interface CreatePipelineInput {
+  ref: string;
+  variables?: unknown;
+}
+
+async function pipelineIn(c: Container, project: ProjectRow, pipelineId: number): Promise<PipelineRow> {
+  const p = await findProjectPipeline(c.db, project.id, pipelineId);
+  if (!p) throw pipelineNotFound();
+  return p;
+}
+
+export interface PipelineView {
+  project: ProjectRow;
+  pipeline: PipelineRow;
+  user: UserRow | null;
+}
+
+async function viewOf(c: Container, project: ProjectRow, pipeline: PipelineRow): Promise<PipelineView> {
+  const user = pipeline.user_id !== null ? ((await findUserById(c.db, pipeline.user_id)) ?? null) : null;
+  return { project, pipeline, user };
+}
+
+/** POST /projects/:id/pipeline (source api). */
+export async function createPipeline(c: Container, actor: Actor, idOrPath: number | string, input: CreatePipelineInput): Promise<PipelineView> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  const access = await requireCiWrite(c, actor, project);
+  const { variables, invalid } = parseVariables(input.variables);
+  const resolved = await resolveRef(c, project, input.ref);
+  // The protected-ref rule comes before the ref's existence, as in the reference's chain.
+  if (resolved && !(await canUpdateRef(c, actor, project, access, resolved.ref, resolved.tag))) {
+    throw pipelineError(MESSAGES.protectedRef(resolved.ref));
+  }
+  if (!resolved) throw pipelineError(MESSAGES.refNotFound);
+  const outcome = await planAndCreate(c, {
+    project,
+    ref: resolved,
+    beforeSha: '0'.repeat(40),
+    source: 'api',
+    user: actor.user,
+    variables,
+    changedPaths: null,
+    saveOnErrors: false,
+    // Variables are validated when the pipeline is saved: a missing file or an unusable plan wins.
+    refuseOnSave: invalid ? `Failed to persist the pipeline: Validation failed: ${invalid}` : null,
+  });
+  if (outcome.kind === 'refused') throw pipelineError(outcome.message);
+  return viewOf(c, project, (await findPipeline(c.db, outcome.pipeline.id)) ?? outcome.pipeline);
+}
+
+/** GET /projects/:id/pipelines/:pipeline_id (child pipelines too). */
+export async function getPipeline(c: Container, actor: Actor | null, idOrPath: number | string, pipelineId: number): Promise<PipelineView> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  await requirePipelineRead(c, actor, project);
+  return viewOf(c, project, await pipelineIn(c, project, pipelineId));
+}
+
+export interface ListPipelinesInput {
+  scope?: (typeof PIPELINE_SCOPES)[number];
+  status?: string;
+  source?: string;
+  ref?: string;
+  sha?: string;
+  yaml_errors?: boolean;
+  username?: string;
+  updated_after?: string;
+  updated_before?: string;
+  order_by?: PipelineOrder;
+  sort?: 'asc' | 'desc';
+}
+
+async function tagNames(dir: string): Promise<string[]> {
+  const r = await git(['for-each-ref', '--format=%(refname)', TAGS], { gitDir: dir });
+  return r.stdout.toString('utf8').split('\n').filter((l) => l.startsWith(TAGS)).map((l) => l.slice(TAGS.length));
+}
+
+/** An ISO 8601 datetime parameter as a stored timestamp (UTC with ms); 400 when unreadable. */
+function timeParam(name: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  const ms = Date.parse(v);
+  if (!/^\d{4}-\d\d-\d\d/.test(v) || Number.isNaN(ms)) throw invalidParams(`${name} is invalid`);
+  return new Date(ms).toISOString();
+}
+
+/** GET /projects/:id/pipelines: list form, child pipelines left out. */
+export async function listPipelines(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  input: ListPipelinesInput,
+  page: PageRequest,
+): Promise<PageResult<PipelineView>> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  await requirePipelineList(c, actor, project);
+  const f: PipelineFilters = { orderBy: input.order_by ?? 'id', sort: input.sort ?? 'desc' };
+  const statuses: string[][] = [];
+  if (input.scope === 'running' || input.scope === 'pending') statuses.push([input.scope]);
+  if (input.scope === 'finished') statuses.push(FINISHED);
+  if (input.status !== undefined) statuses.push([input.status]);
+  if (statuses.length) f.statuses = statuses.reduce((a, b) => a.filter((s) => b.includes(s)));
+  if (input.scope === 'branches') f.latestOfRefs = await branchNames(repositoryDir(c, project.id));
+  if (input.scope === 'tags') f.latestOfRefs = await tagNames(repositoryDir(c, project.id));
+  if (input.source !== undefined) f.source = input.source;
+  if (input.ref !== undefined) f.ref = input.ref;
+  if (input.sha !== undefined) f.sha = input.sha;
+  if (input.yaml_errors !== undefined) f.yamlErrors = input.yaml_errors;
+  if (input.username !== undefined) f.userId = (await findUserByUsername(c.db, input.username))?.id ?? null;
+  f.updatedAfter = timeParam('updated_after', input.updated_after);
+  f.updatedBefore = timeParam('updated_before', input.updated_before);
+  const rows = await pagePipelines(c.db, project.id, f, page);
+  return { ...rows, items: rows.items.map((pipeline) => ({ project, pipeline, user: null })) };
+}
+
+/**
+ * GET …/variables: the reference's read_pipeline_variable — maintainers, or the developer who
+ * triggered the pipeline.
+ */
+export async function listPipelineVariables(c: Container, actor: Actor | null, idOrPath: number | string, pipelineId: number): Promise<PipelineVariable[]> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  const access = await requirePipelineRead(c, actor, project);
+  const pipeline = await pipelineIn(c, project, pipelineId);
+  const own = actor !== null && pipeline.user_id === actor.user.id;
+  if (!(access.manage || (access.update && own))) throw forbidden();
+  return pipelineVariables(c, pipeline.id);
+}
+
+/** POST …/retry (201): failed and canceled jobs are retried as new jobs. */
+export async function retryPipelineAction(c: Container, actor: Actor, idOrPath: number | string, pipelineId: number): Promise<PipelineView> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  const access = await requireCiWrite(c, actor, project);
+  const pipeline = await pipelineIn(c, project, pipelineId);
+  if (!(await canUpdateRef(c, actor, project, access, pipeline.ref, pipeline.tag === 1))) throw forbidden();
+  const after = (await retryPipeline(c, actor, pipeline.id)) ?? pipeline;
+  return viewOf(c, project, after);
+}
+
+/** POST …/cancel (200): every unfinished job is canceled. */
+export async function cancelPipelineAction(c: Container, actor: Actor, idOrPath: number | string, pipelineId: number): Promise<PipelineView> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  const access = await requireCiWrite(c, actor, project);
+  const pipeline = await pipelineIn(c, project, pipelineId);
+  if (!(await canUpdateRef(c, actor, project, access, pipeline.ref, pipeline.tag === 1))) throw forbidden();
+  const after = (await cancelPipeline(c, pipeline.id)) ?? pipeline;
+  return viewOf(c, project, after);
+}
+
+/**
+ * DELETE (204): the pipeline, its jobs, variables, logs and artifacts (blobs first, then the rows:
+ * jobs cascade). Child pipelines stay (their parent link is cleared).
+ */
+export async function deletePipeline(c: Container, actor: Actor, idOrPath: number | string, pipelineId: number): Promise<void> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  await requirePipelineDelete(c, actor, project);
+  const pipeline = await pipelineIn(c, project, pipelineId);
+  // Running jobs stop first, so no runner writes into a deleted job.
+  const active = (await latestJobsOfPipeline(c.db, pipeline.id)).some((j) => j.status === 'running' || j.status === 'pending');
+  if (active) await cancelPipeline(c, pipeline.id);
+  await deletePipelineBlobs(c, pipeline.id);
+  await deletePipelineRow(c.db, pipeline.id);
+}
+
+/** GET …/test_report: the junit reports of the pipeline's current jobs. */
+export async function pipelineTestReport(c: Container, actor: Actor | null, idOrPath: number | string, pipelineId: number): Promise<TestReport> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  await requireCiRead(c, actor, project);
+  const pipeline = await pipelineIn(c, project, pipelineId);
+  return buildTestReport(c, await junitArtifactsOfPipeline(c.db, pipeline.id));
+}
+
+/** GET …/test_report_summary. */
+export async function pipelineTestReportSummary(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  pipelineId: number,
+): Promise<TestReportSummary> {
+  const { row: project } = await findProject(c, actor, idOrPath);
+  await requireCiRead(c, actor, project);
+  const pipeline = await pipelineIn(c, project, pipelineId);
+  return buildTestReportSummary(c, await junitArtifactsOfPipeline(c.db, pipeline.id));
+}
+
+export type { JunitArtifactRow };

@@ -1,0 +1,152 @@
+// Who may see and act on a project's CI: pipelines, jobs, bridges (the reference's ProjectPolicy,
+// Ci::PipelinePolicy and Ci::BuildPolicy, in the parts Anvil has).
+//
+// - read_pipeline: reporters and above; anyone who sees a public or internal project without being
+//   a member of it (public access); guests of a private project only with `public_jobs`.
+// - read_build (job lists, job details, logs, artifacts): reporters and above; others who can see
+//   the project only with `public_jobs` ("public pipelines").
+// - create/update (create, retry, cancel, play pipelines and jobs): developers and above, not in an
+//   archived project; on a protected branch the user must also be allowed to push or merge to it.
+// - admin_build (erase others' jobs) and deleting pipelines: maintainers and above (issue 5; the
+//   reference's destroy_pipeline is owner-only).
+// The CI feature (`builds_access_level`) `disabled` turns all of it off; `private` keeps it for members.
+// An invisible project is 404 'Project'; a visible one whose CI the actor may not use is 403.
+import type { Container } from '../../container.js';
+import type { ProjectRow } from '../../db/repos/projects.js';
+import type { Actor } from '../auth/actor.js';
+import { forbidden, notFound, unauthorized } from '../errors.js';
+import { ACCESS, VISIBILITY } from '../members/policy.js';
+import { projectAccess, type ProjectAccess } from '../projects/policy.js';
+import { canPushToBranch, anyEntryAllows, entriesFor, loadProtection, matchingRules } from '../protected_branches/policy.js';
+
+export interface CiAccess {
+  /** The actor's effective project role (0 for none or anonymous). */
+  level: number;
+  admin: boolean;
+  /** The project itself is visible to the actor. */
+  visible: boolean;
+  /** read_pipeline: pipelines, their variables and test reports. */
+  readPipelines: boolean;
+  /** read_build: jobs, bridges, logs, artifacts. */
+  read: boolean;
+  /** create_pipeline / update_pipeline / update_build: create, retry, cancel, play. */
+  update: boolean;
+  /** admin_build: maintainers (erase other users' jobs, manage). */
+  manage: boolean;
+  /** Delete pipelines: maintainers and above (issue 5 says so; the reference's destroy_pipeline asks for owner). */
+  del: boolean;
+  project: ProjectAccess;
+}
+
+/** The CI feature is usable by this actor at all (builds_access_level). */
+function featureOn(p: ProjectRow, a: ProjectAccess): boolean {
+  if (p.builds_access_level === 'disabled') return false;
+  if (p.builds_access_level === 'private') return a.admin || a.level >= ACCESS.GUEST;
+  return true;
+}
+
+export function ciAccessFrom(p: ProjectRow, a: ProjectAccess): CiAccess {
+  const on = a.canRead && featureOn(p, a);
+  const reporter = a.admin || a.level >= ACCESS.REPORTER;
+  const publicJobs = p.public_jobs === 1;
+  // Public access: a non-member who sees the project through its visibility (public or internal).
+  const publicAccess = a.canRead && p.visibility_level >= VISIBILITY.internal;
+  const read = on && (reporter || publicJobs);
+  const readPipelines = on && (reporter || publicAccess || (publicJobs && a.level >= ACCESS.GUEST));
+  const developer = a.admin || a.level >= ACCESS.DEVELOPER;
+  const update = on && a.signedIn && developer && p.archived !== 1;
+  return {
+    level: a.level,
+    admin: a.admin,
+    visible: a.canRead,
+    readPipelines,
+    read,
+    update,
+    manage: update && (a.admin || a.level >= ACCESS.MAINTAINER),
+    del: on && a.signedIn && (a.admin || a.level >= ACCESS.MAINTAINER),
+    project: a,
+  };
+}
+
+export async function ciAccess(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+  return ciAccessFrom(project, await projectAccess(c, actor, project));
+}
+
+function visibleOr404(a: CiAccess): void {
+  if (!a.visible) throw notFound('Project');
+}
+
+/** read_build (jobs, bridges, logs, artifacts): 404 for an invisible project, 403 otherwise. */
+export async function requireCiRead(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+  const a = await ciAccess(c, actor, project);
+  visibleOr404(a);
+  if (!a.read) throw forbidden();
+  return a;
+}
+
+/** read_pipeline (a pipeline, its variables, test reports). */
+export async function requirePipelineRead(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+  const a = await ciAccess(c, actor, project);
+  visibleOr404(a);
+  if (!a.readPipelines) throw forbidden();
+  return a;
+}
+
+/** Pipeline lists need both read_pipeline and read_build, as the reference's API has it. */
+export async function requirePipelineList(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+  const a = await requirePipelineRead(c, actor, project);
+  if (!a.read) throw forbidden();
+  return a;
+}
+
+/** Developers and above: create, retry, cancel, play. 401 for nobody. */
+export async function requireCiWrite(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+  if (!actor) throw unauthorized();
+  const a = await ciAccess(c, actor, project);
+  visibleOr404(a);
+  if (!a.update) throw forbidden();
+  return a;
+}
+
+/** Maintainers and above (admin_build). */
+export async function requireCiAdmin(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+  const a = await requireCiWrite(c, actor, project);
+  if (!a.manage) throw forbidden();
+  return a;
+}
+
+/** Deleting a pipeline: maintainers and above (issue 5; the reference's destroy_pipeline is owner-only). */
+export async function requirePipelineDelete(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+  if (!actor) throw unauthorized();
+  const a = await ciAccess(c, actor, project);
+  visibleOr404(a);
+  if (!a.del) throw forbidden();
+  return a;
+}
+
+/**
+ * The reference's erase_build: maintainers erase any job; developers their own (`jobUserId`).
+ * Callers check `update` (and the ref) first.
+ */
+export const canEraseJob = (a: CiAccess, actor: Actor, jobUserId: number | null): boolean =>
+  a.update && (a.manage || (jobUserId !== null && jobUserId === actor.user.id));
+
+/**
+ * The ref rule of Ci::PipelinePolicy/BuildPolicy: on a protected branch the user must be allowed to
+ * push or merge to it; an unprotected branch or a tag needs developer access (`update`).
+ */
+export async function canUpdateRef(c: Container, actor: Actor, project: ProjectRow, a: CiAccess, ref: string, tag: boolean): Promise<boolean> {
+  if (!a.update) return false;
+  if (tag) return true;
+  const set = await loadProtection(c, project.id);
+  const rules = matchingRules(set, ref);
+  if (rules.length === 0) return true;
+  const who = { actor, level: a.level };
+  if (await canPushToBranch(c, who, project, set, ref)) return true;
+  return anyEntryAllows(c, who, entriesFor(set, rules, 'merge'));
+}
+
+/** 403 unless `canUpdateRef`. */
+export async function requireRefUpdate(c: Container, actor: Actor, project: ProjectRow, a: CiAccess, ref: string, tag: boolean): Promise<void> {
+  if (!(await canUpdateRef(c, actor, project, a, ref, tag))) throw forbidden();
+}

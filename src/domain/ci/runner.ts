@@ -1,0 +1,496 @@
+// The built-in runner: takes pending builds (oldest first) and runs them on this host, up to
+// `concurrency` at once. Each job gets a fresh checkout of its commit in a workspace of its own
+// (`<dataDir>/ci/builds/<jobId>`), the archives of the jobs it depends on unpacked there
+// (dependencies.ts), its variables in a clean environment (nothing of the
+// server's own: execute.ts starts bash with exactly the variables given), a timeout, and its
+// process group killed on cancel or timeout. Its output goes to the trace as it comes; at the
+// end come the coverage, the artifacts, the trace blob and the job's final status.
+//
+// Several nodes may run runners on one database: a job is taken with a conditional update
+// (state.ts startJob), so only one runner gets it. A runner wakes on this node's 'pending'
+// signal and polls every second otherwise. A cancel is noticed at once on this node (the
+// 'canceled' signal) and within a second on any other (the job's status is re-read at every
+// trace flush).
+//
+// A node that dies mid-job leaves the job `running`. Every runner looks (at start and then
+// every minute) for running builds that started longer ago than their timeout plus a grace
+// (STALE_GRACE_MS) and are not its own: no runner can still be running those (it would have
+// killed them at their timeout), so they fail with `stuck_or_timeout_failure`, as the
+// reference's stuck-jobs worker does, their trace so far kept.
+import fs from 'node:fs';
+import path from 'node:path';
+import { collectArtifacts, collectReports, expandVariables } from '../../ci/artifacts/collect.js';
+import { artifactTooLargeMessage, artifactsExpireAt, exceedsArtifactLimit } from '../../ci/artifacts/expire.js';
+import type { ArtifactsSpec, PlannedJob } from '../../ci/config/types.js';
+import { extractCoverage } from '../../ci/reports/coverage.js';
+import { executeJob, finalLine } from '../../ci/runner/execute.js';
+import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js';
+import type { Container } from '../../container.js';
+import { findJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
+import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
+import { runningBuildsAfter } from '../../db/repos/ci_runner.js';
+import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
+import { ANVIL_REVISION } from '../../version.js';
+import { repositoryDir } from '../repository/service.js';
+import { getSettings } from '../settings/service.js';
+import { decryptSecret } from '../shared/encryption.js';
+import { recordArtifactsExpireAt, storeArtifact } from './artifacts.js';
+import { downloadDependencies } from './dependencies.js';
+import { BUILT_IN_RUNNER_ID, finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
+import { foldTrace, readTrace, TraceWriter } from './traces.js';
+import { pipelineVariables, predefinedVariables } from './variables.js';
+import { Sleepers } from '../shared/sleepers.js';
+
+/** The project's build_timeout when the project has none (the reference's default, 1 hour). */
+export const DEFAULT_BUILD_TIMEOUT_S = 3600;
+/** A running job this much past its timeout has no runner any more (see the header). */
+export const STALE_GRACE_MS = 5 * 60_000;
+export const RUNNER_DESCRIPTION = 'Anvil built-in runner';
+
+export interface RunnerOptions {
+  /** Jobs run at once (default config.runnerConcurrency). */
+  concurrency?: number;
+  /** Sleep between looks for pending jobs when not woken (default 1 s). */
+  pollMs?: number;
+  /** Trace flush and cancel check interval (default 1 s). */
+  flushMs?: number;
+  /** How often running jobs of dead runners are looked for (default 1 min). */
+  recoverEveryMs?: number;
+  /** Grace after a job's timeout before it counts as stuck (default STALE_GRACE_MS). */
+  staleGraceMs?: number;
+}
+
+type StopReason = 'canceled' | 'stopped';
+
+interface RunningJob {
+  abort: AbortController;
+}
+
+/** How a job run ended: recorded with finishJob, canceled (only the trace is kept), or its rows gone. */
+type Ending =
+  | { kind: 'finish'; lastLine: string; outcome: JobOutcome }
+  | { kind: 'canceled'; lastLine: string }
+  | { kind: 'gone' };
+
+const RED = '\x1b[31;1m';
+const GREEN = '\x1b[32;1m';
+const RESET = '\x1b[0;m';
+
+/** The seconds a job may run: its own `timeout:`, else the project's build_timeout, else 1 hour. */
+export function jobTimeoutSeconds(plan: Pick<PlannedJob, 'timeout'>, project: ProjectRow | null): number {
+  if (plan.timeout && plan.timeout > 0) return plan.timeout;
+  // build_timeout is not a column yet; read it when it becomes one.
+  const projectTimeout = (project as { build_timeout?: unknown } | null)?.build_timeout;
+  return typeof projectTimeout === 'number' && projectTimeout > 0 ? projectTimeout : DEFAULT_BUILD_TIMEOUT_S;
+}
+
+/** Whether the artifacts' `when` applies to the job's outcome. */
+const artifactsApply = (spec: ArtifactsSpec, succeeded: boolean): boolean =>
+  spec.when === 'always' || (spec.when === 'on_success' ? succeeded : !succeeded);
+
+export class CiRunner {
+  private state: 'idle' | 'started' | 'stopping' | 'stopped' = 'idle';
+  private readonly running = new Map<number, RunningJob>();
+  private readonly sleepers = new Sleepers();
+  private loops: Promise<void>[] = [];
+  private recoverTimer: NodeJS.Timeout | null = null;
+  private promoteTimer: NodeJS.Timeout | null = null;
+  private promoting: Promise<void> | null = null;
+  private sweeping: Promise<void> | null = null;
+  private recovering: Promise<void> | null = null;
+  private readonly opts: Required<RunnerOptions>;
+  private readonly onPending = () => this.sleepers.wakeAll();
+  private readonly onCanceled = (jobId: number) => this.running.get(Number(jobId))?.abort.abort('canceled' satisfies StopReason);
+
+  constructor(
+    private readonly c: Container,
+    opts: RunnerOptions = {},
+  ) {
+    this.opts = {
+      concurrency: c.config.runnerConcurrency,
+      pollMs: 1000,
+      flushMs: 1000,
+      recoverEveryMs: 60_000,
+      staleGraceMs: STALE_GRACE_MS,
+      ...opts,
+    };
+  }
+
+  /** Jobs this runner is running now. */
+  get activeJobIds(): number[] {
+    return [...this.running.keys()];
+  }
+
+  start(): void {
+    if (this.state !== 'idle') throw new Error(`runner already ${this.state}`);
+    this.state = 'started';
+    this.c.ciSignals.on('pending', this.onPending);
+    this.c.ciSignals.on('canceled', this.onCanceled);
+    const recover = () => {
+      this.recovering ??= this.recoverStale().then(
+        () => undefined,
+        () => undefined,
+      ).finally(() => (this.recovering = null));
+    };
+    recover();
+    this.sweeping = this.sweepWorkspaces().catch(() => undefined);
+    this.recoverTimer = setInterval(recover, this.opts.recoverEveryMs);
+    // Delayed jobs whose time came become pending (then this runner, or another, takes them).
+    this.promoteTimer = setInterval(() => {
+      this.promoting ??= promoteScheduledJobs(this.c)
+        .then(
+          () => undefined,
+          (err) => this.c.log.warn({ err }, 'runner: promoting delayed jobs failed'),
+        )
+        .finally(() => (this.promoting = null));
+    }, this.opts.pollMs);
+    for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop());
+  }
+
+  /**
+   * Stops taking jobs; jobs still running are stopped (process groups killed) and fail with
+   * `runner_system_failure` (a `retry:` that allows it runs them again). Resolves when all ended.
+   */
+  async stop(): Promise<void> {
+    if (this.state !== 'started') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopping';
+    this.c.ciSignals.off('pending', this.onPending);
+    this.c.ciSignals.off('canceled', this.onCanceled);
+    if (this.recoverTimer) clearInterval(this.recoverTimer);
+    if (this.promoteTimer) clearInterval(this.promoteTimer);
+    this.sleepers.wakeAll();
+    for (const r of this.running.values()) r.abort.abort('stopped' satisfies StopReason);
+    await Promise.all([...this.loops, this.recovering, this.promoting, this.sweeping]);
+    this.state = 'stopped';
+  }
+
+  private async loop(): Promise<void> {
+    while (this.state === 'started') {
+      let claimed: { job: JobRow; token: string } | null = null;
+      try {
+        claimed = await this.claim();
+      } catch (err) {
+        if (this.state === 'started') this.c.log.error({ err }, 'runner: looking for pending jobs failed');
+      }
+      if (claimed) await this.run(claimed.job, claimed.token);
+      else await this.sleepers.sleep(this.opts.pollMs);
+    }
+  }
+
+  /** Takes the oldest pending build that no other runner takes first. */
+  private async claim(): Promise<{ job: JobRow; token: string } | null> {
+    const ids = await pendingBuildIds(this.c.db, this.opts.concurrency + 8);
+    for (const id of ids) {
+      if (this.state !== 'started') return null;
+      const got = await startJob(this.c, id);
+      if (got) return got;
+    }
+    return null;
+  }
+
+  /**
+   * Runs one taken job to its end; never throws. The workspace is cleaned up before the job's
+   * end is recorded (as the reference's runner does before its last line), so a finished job
+   * has left nothing behind.
+   */
+  private async run(job: JobRow, token: string): Promise<void> {
+    const entry: RunningJob = { abort: new AbortController() };
+    this.running.set(job.id, entry);
+    if (this.state !== 'started') entry.abort.abort('stopped' satisfies StopReason);
+    const log = this.c.log.child({ job: job.id, pipeline: job.pipeline_id });
+    const dirs = this.dirsOf(job.id);
+    let trace: TraceWriter | null = null;
+    try {
+      trace = await TraceWriter.open(this.c, job.id, {
+        flushMs: this.opts.flushMs,
+        // A cancel made on another node (or a job failed as stuck) is seen here within a flush.
+        onTick: async () => {
+          const now = await findJob(this.c.db, job.id);
+          if (!now || now.status !== 'running') entry.abort.abort('canceled' satisfies StopReason);
+        },
+      });
+      let ending: Ending;
+      try {
+        ending = await this.execute(job, token, trace, entry.abort.signal, dirs);
+      } catch (err) {
+        log.error({ err }, 'runner: the job failed to run');
+        const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+        ending = {
+          kind: 'finish',
+          lastLine: `${RED}ERROR: Job failed (system failure): ${message}${RESET}\n`,
+          outcome: { status: 'failed', failureReason: 'runner_system_failure', exitCode: null, coverage: null },
+        };
+      }
+      if (ending.kind === 'gone') {
+        await trace.close();
+        return;
+      }
+      trace.note('');
+      trace.note(`${GREEN}Cleaning up project directory and file based variables${RESET}`);
+      await this.cleanUp(dirs, log);
+      trace.write(ending.lastLine);
+      await trace.close();
+      await foldTrace(this.c, job);
+      // Canceled (or failed as stuck elsewhere): the job's status is set already; only the trace is kept.
+      if (ending.kind === 'finish') await finishJob(this.c, job.id, ending.outcome);
+    } catch (err) {
+      log.error({ err }, 'runner: recording the end of a job failed');
+      await trace?.close().catch(() => undefined);
+    } finally {
+      await this.cleanUp(dirs, log);
+      this.running.delete(job.id);
+    }
+  }
+
+  private async cleanUp(dirs: { workspace: string; tmp: string }, log: Container['log']): Promise<void> {
+    await removeWorkspace(dirs.workspace).catch((err) => log.warn({ err }, 'runner: removing the workspace failed'));
+    await removeWorkspace(dirs.tmp).catch((err) => log.warn({ err }, 'runner: removing the job files failed'));
+  }
+
+  private dirsOf(jobId: number): { builds: string; workspace: string; tmp: string } {
+    const builds = path.join(this.c.config.dataDir, 'ci', 'builds');
+    return { builds, workspace: path.join(builds, String(jobId)), tmp: path.join(builds, `${jobId}.tmp`) };
+  }
+
+  /** Prepares and runs the job, collects its artifacts and coverage; says how it ended. */
+  private async execute(
+    job: JobRow,
+    token: string,
+    trace: TraceWriter,
+    signal: AbortSignal,
+    dirs: { builds: string; workspace: string; tmp: string },
+  ): Promise<Ending> {
+    const c = this.c;
+    const plan = jobPlan(job);
+    const [project, pipeline] = await Promise.all([findProjectById(c.db, job.project_id), findPipeline(c.db, job.pipeline_id)]);
+    if (!project || !pipeline) return { kind: 'gone' }; // deleted while it was being taken
+    const timeoutMs = jobTimeoutSeconds(plan, project) * 1000;
+
+    trace.note(`Running with ${RUNNER_DESCRIPTION} ${ANVIL_REVISION}`);
+    trace.note(`  on ${RUNNER_DESCRIPTION} #${BUILT_IN_RUNNER_ID}`);
+    trace.note('Preparing the "shell" executor');
+    trace.note('Using Shell (bash) executor...');
+    trace.note('Getting source from Git repository');
+    trace.note(`Checking out ${pipeline.sha.slice(0, 8)} as detached HEAD (ref is ${pipeline.ref})...`);
+
+    const env = await this.environment(job, token, plan, project, pipeline, dirs);
+    await prepareWorkspace({ repoDir: repositoryDir(c, project.id), sha: pipeline.sha, dir: dirs.workspace, remoteUrl: env.CI_REPOSITORY_URL });
+    const downloaded = await downloadDependencies(c, job, plan, dirs.workspace, dirs.tmp);
+    if (downloaded.length) {
+      trace.note('');
+      trace.note(`${GREEN}Downloading artifacts${RESET}`);
+      for (const line of downloaded) trace.note(line);
+    }
+    trace.note('');
+    trace.note(`${GREEN}Executing "step_script" stage of the job script${RESET}`);
+
+    const result = await executeJob({
+      cwd: dirs.workspace,
+      env,
+      beforeScript: plan.beforeScript ?? [],
+      script: plan.script ?? [],
+      afterScript: plan.afterScript ?? [],
+      timeoutMs,
+      signal,
+      onOutput: (b) => trace.write(b),
+      writeFinalLine: false,
+    });
+
+    if (result.outcome === 'canceled') {
+      if ((signal.reason as StopReason | undefined) === 'stopped') {
+        return {
+          kind: 'finish',
+          lastLine: `${RED}ERROR: Job failed (system failure): the runner stopped (the server is shutting down)${RESET}\n`,
+          outcome: { status: 'failed', failureReason: 'runner_system_failure', exitCode: null, coverage: null },
+        };
+      }
+      return { kind: 'canceled', lastLine: finalLine(result, timeoutMs) };
+    }
+
+    let succeeded = result.outcome === 'success';
+    if (plan.artifacts && artifactsApply(plan.artifacts, succeeded) && !signal.aborted) {
+      if (!(await this.uploadArtifacts(job, plan.artifacts, succeeded, dirs, trace, env))) succeeded = false;
+    }
+    const failedByUpload = result.outcome === 'success' && !succeeded;
+    await trace.flush();
+    const coverage = plan.coverage ? extractCoverage(await this.traceText(job.id), plan.coverage) : null;
+    return {
+      kind: 'finish',
+      lastLine: failedByUpload ? `${RED}ERROR: Job failed: exit code 1${RESET}\n` : finalLine(result, timeoutMs),
+      outcome: {
+        status: succeeded ? 'success' : 'failed',
+        failureReason: succeeded ? null : result.outcome === 'timeout' ? 'stuck_or_timeout_failure' : 'script_failure',
+        exitCode: failedByUpload ? 1 : result.exitCode,
+        coverage,
+      },
+    };
+  }
+
+  /** The whole trace so far as text (bounded by the trace's output limit). */
+  private async traceText(jobId: number): Promise<string> {
+    const stream = await readTrace(this.c, jobId);
+    if (!stream) return '';
+    const parts: Buffer[] = [];
+    for await (const b of stream) parts.push(b as Buffer);
+    return Buffer.concat(parts).toString('utf8');
+  }
+
+  /**
+   * The job's environment, lowest precedence first as the reference orders it: predefined
+   * variables, the CI file's global and job variables, pipeline variables (API, trigger), the
+   * variables given when the manual job was played; then what only the runner knows.
+   * `file` variables are written to a file (mode 0600) whose path becomes the value.
+   */
+  private async environment(
+    job: JobRow,
+    token: string,
+    plan: PlannedJob,
+    project: ProjectRow,
+    pipeline: PipelineRow,
+    dirs: { builds: string; workspace: string; tmp: string },
+  ): Promise<Record<string, string>> {
+    const c = this.c;
+    const env: Record<string, string> = { ...(await predefinedVariables(c, project, pipeline, job)) };
+    const external = new URL(c.config.externalUrl);
+    const runnerOwn: Record<string, string> = {
+      CI_JOB_TOKEN: token,
+      CI_BUILDS_DIR: dirs.builds,
+      CI_PROJECT_DIR: dirs.workspace,
+      CI_REPOSITORY_URL: `${external.protocol}//service-ci-token:${token}@${external.host}${external.pathname.replace(/\/$/, '')}/${project.full_path}.git`,
+      CI_RUNNER_ID: String(BUILT_IN_RUNNER_ID),
+      CI_RUNNER_DESCRIPTION: RUNNER_DESCRIPTION,
+      CI_RUNNER_TAGS: JSON.stringify(plan.tags ?? []),
+      CI_RUNNER_VERSION: ANVIL_REVISION,
+    };
+    // Variables of the CI file may refer to predefined ones and to each other, in order; as the
+    // reference's runner expands them, an unknown one is empty.
+    for (const [k, v] of Object.entries(plan.variables ?? {})) env[k] = expandVariables(String(v), { ...env, ...runnerOwn });
+    const files: { key: string; value: string }[] = [];
+    const given = [
+      ...(await pipelineVariables(c, pipeline.id)),
+      ...(await jobVariableRows(c.db, job.id)).map((r) => ({ key: r.key, value: decryptSecret(c.config.secretKey, r.encrypted_value), variable_type: r.variable_type })),
+    ];
+    for (const v of given) {
+      if (v.variable_type === 'file') files.push({ key: v.key, value: v.value });
+      else env[v.key] = v.value;
+    }
+    Object.assign(env, runnerOwn);
+    if (files.length) {
+      await fs.promises.mkdir(dirs.tmp, { recursive: true, mode: 0o700 });
+      for (const f of files) {
+        const file = path.join(dirs.tmp, f.key.replace(/[^A-Za-z0-9_]/g, '_'));
+        await fs.promises.writeFile(file, f.value, { mode: 0o600 });
+        env[f.key] = file;
+      }
+    }
+    return env;
+  }
+
+  /**
+   * Collects and stores the job's artifacts (archive + metadata, reports). False when the
+   * archive is over max_artifacts_size: nothing of it is stored and the job fails, as the
+   * reference's runner fails a job whose upload is refused (413).
+   */
+  private async uploadArtifacts(
+    job: JobRow,
+    spec: ArtifactsSpec,
+    succeeded: boolean,
+    dirs: { builds: string; workspace: string; tmp: string },
+    trace: TraceWriter,
+    variables: Record<string, string>,
+  ): Promise<boolean> {
+    const c = this.c;
+    const settings = await getSettings(c);
+    const defaultExpireIn = typeof settings.default_artifacts_expire_in === 'string' ? settings.default_artifacts_expire_in : null;
+    const expireAt = artifactsExpireAt(spec.expireIn, defaultExpireIn);
+    const maxMb = typeof settings.max_artifacts_size === 'number' ? settings.max_artifacts_size : null;
+    trace.note('');
+    trace.note(`${GREEN}Uploading artifacts for ${succeeded ? 'successful' : 'failed'} job${RESET}`);
+    const outDir = path.join(dirs.tmp, 'artifacts');
+    let ok = true;
+    let stored = false;
+    if (spec.paths.length || spec.untracked) {
+      const collected = await collectArtifacts(dirs.workspace, spec, { outDir, variables });
+      for (const line of collected.messages) trace.note(line);
+      const archive = collected.archive;
+      if (archive && exceedsArtifactLimit(archive.size, maxMb)) {
+        trace.note(`${RED}${artifactTooLargeMessage('archive')}${RESET}  id=${job.id} responseStatus=413 status=413 (too large archive: ${archive.size} bytes; the limit is ${maxMb} MB)`);
+        trace.note(`${RED}FATAL: too large${RESET}`);
+        ok = false;
+      } else if (archive) {
+        await storeArtifact(c, job, { fileType: 'archive', filename: archive.filename, body: fs.createReadStream(archive.archivePath), expireAt });
+        await storeArtifact(c, job, { fileType: 'metadata', filename: 'metadata.gz', body: fs.createReadStream(archive.metadataPath), expireAt });
+        trace.note(`Uploading artifacts as "archive" to coordinator... 201 Created  id=${job.id}`);
+        stored = true;
+      }
+    }
+    if (Object.keys(spec.reports ?? {}).length) {
+      const { reports, messages } = await collectReports(dirs.workspace, spec.reports, { outDir, variables });
+      for (const line of messages) trace.note(line);
+      for (const r of reports) {
+        if (exceedsArtifactLimit(r.size, maxMb)) {
+          trace.note(`${RED}${artifactTooLargeMessage(r.fileType)}${RESET}  id=${job.id} responseStatus=413 status=413`);
+          ok = false;
+          continue;
+        }
+        await storeArtifact(c, job, { fileType: r.fileType, filename: r.filename, fileFormat: r.fileFormat, body: fs.createReadStream(r.path), expireAt });
+        trace.note(`Uploading artifacts as "${r.fileType}" to coordinator... 201 Created  id=${job.id}`);
+        stored = true;
+      }
+    }
+    if (stored) await recordArtifactsExpireAt(c, job.id, expireAt);
+    return ok;
+  }
+
+  /** Removes workspaces a crash left behind: those of jobs that are not running (any more). */
+  private async sweepWorkspaces(): Promise<void> {
+    const { builds } = this.dirsOf(0);
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(builds);
+    } catch {
+      return; // no builds yet
+    }
+    for (const name of names) {
+      const id = /^(\d+)(\.tmp)?$/.exec(name)?.[1];
+      if (!id || this.running.has(Number(id))) continue;
+      const job = await findJob(this.c.db, Number(id)).catch(() => null);
+      if (job === null || job?.status === 'running') continue;
+      await removeWorkspace(path.join(builds, name)).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Fails running builds that no runner can still be running (see the header): started longer
+   * ago than their timeout plus the grace, and not running here.
+   */
+  async recoverStale(now = Date.now()): Promise<number> {
+    let failed = 0;
+    try {
+      const projects = new Map<number, ProjectRow | null>();
+      for (let after = 0; ;) {
+        const batch = await runningBuildsAfter(this.c.db, after, 200);
+        for (const j of batch) {
+          if (this.running.has(j.id) || !j.started_at) continue;
+          if (!projects.has(j.project_id)) projects.set(j.project_id, (await findProjectById(this.c.db, j.project_id)) ?? null);
+          const timeoutS = jobTimeoutSeconds(jobPlan(j), projects.get(j.project_id)!);
+          if (Date.parse(j.started_at) + timeoutS * 1000 + this.opts.staleGraceMs > now) continue;
+          if ((await findJob(this.c.db, j.id))?.status !== 'running') continue;
+          const trace = await TraceWriter.open(this.c, j.id, { flushMs: 60_000 });
+          trace.note(`${RED}ERROR: Job failed: the runner of this job stopped without finishing it (stuck or timed out)${RESET}`);
+          await trace.close();
+          await foldTrace(this.c, j);
+          if (await finishJob(this.c, j.id, { status: 'failed', failureReason: 'stuck_or_timeout_failure', exitCode: null, coverage: null })) failed += 1;
+        }
+        if (batch.length < 200) break;
+        after = batch[batch.length - 1]!.id;
+      }
+    } catch (err) {
+      this.c.log.error({ err }, 'runner: looking for stuck jobs failed');
+    }
+    return failed;
+  }
+}

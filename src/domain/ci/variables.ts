@@ -1,0 +1,232 @@
+// Predefined CI variables, as the reference defines them (doc/ci/variables/predefined_variables.md),
+// for planning a pipeline (its `rules:if`, `only:variables`) and for running a job.
+//
+// Vendor words are neutral here as everywhere in Anvil: the reference's GITLAB_CI and
+// GITLAB_USER_ID/LOGIN/EMAIL/NAME are SERVICE_CI and SERVICE_USER_ID/LOGIN/EMAIL/NAME.
+// Variables only a runner knows (CI_JOB_TOKEN, CI_PROJECT_DIR, CI_BUILDS_DIR, CI_JOB_STATUS,
+// CI_REPOSITORY_URL, CI_RUNNER_*) are added by the runner, never here.
+import type { Container } from '../../container.js';
+import type { JobRow } from '../../db/repos/ci_jobs.js';
+import { pipelineVariableRows, type PipelineRow } from '../../db/repos/ci_pipelines.js';
+import type { ProjectRow } from '../../db/repos/projects.js';
+import { findUserById, type UserRow } from '../../db/repos/users.js';
+import { REFERENCE_API_LEVEL } from '../../version.js';
+import { visibilityName } from '../members/policy.js';
+import { loadProtection, matchingRules } from '../protected_branches/policy.js';
+import { getSettings } from '../settings/service.js';
+import { decryptSecret } from '../shared/encryption.js';
+
+/** The CI file Anvil reads first; `.gitlab-ci.yml` (the reference's name) is the fallback. */
+export const DEFAULT_CI_FILE = '.service-ci.yml';
+export const FALLBACK_CI_FILE = '.gitlab-ci.yml';
+
+/** The reference's slugify: lowercase, anything but a-z0-9 → '-', at most 63 bytes, no leading/trailing '-'. */
+export function slugify(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '-')
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, '');
+}
+
+/** ISO 8601 without fractions (`2022-01-31T16:47:55Z`), the reference's `iso8601`. */
+const iso8601 = (ts: string | null): string | null => (ts ? new Date(ts).toISOString().replace(/\.\d{3}Z$/, 'Z') : null);
+
+export const projectUrl = (c: Container, p: ProjectRow): string => `${c.config.externalUrl}/${p.full_path}`;
+export const pipelineWebUrl = (c: Container, p: ProjectRow, pipelineId: number): string => `${projectUrl(c, p)}/-/pipelines/${pipelineId}`;
+export const jobWebUrl = (c: Container, p: ProjectRow, jobId: number): string => `${projectUrl(c, p)}/-/jobs/${jobId}`;
+
+/** The CI file path the project asks for: its own ci_config_path, else the instance's default, else ours. */
+export async function configuredCiPath(c: Container, p: ProjectRow): Promise<string | null> {
+  if (p.ci_config_path) return p.ci_config_path;
+  const fromSettings = (await getSettings(c)).default_ci_config_path;
+  return typeof fromSettings === 'string' && fromSettings !== '' ? fromSettings : null;
+}
+
+/** What the pipeline variables need to know; `id`, `iid`, `created_at` are absent while planning. */
+export interface PipelineFacts {
+  id?: number;
+  iid?: number;
+  created_at?: string;
+  source: string;
+  ref: string;
+  tag: boolean;
+  sha: string;
+  before_sha: string;
+  commit_message: string | null;
+  commit_author_name: string | null;
+  commit_author_email: string | null;
+  commit_created_at: string | null;
+  user_id: number | null;
+  /** The CI file actually read (when known). */
+  configPath?: string | null;
+}
+
+/**
+ * The reference's Commit#full_title (the whole first line) and #description (the rest after the
+ * first line break, one trailing newline chomped; the whole message when the title is 100+ long).
+ */
+function titleAndDescription(message: string): { title: string; description: string } {
+  const title = message.split(/[\r\n]/, 1)[0] ?? '';
+  if (title.length >= 100) return { title, description: message };
+  const nl = message.indexOf('\n');
+  return { title, description: nl >= 0 ? message.slice(nl + 1).replace(/\r?\n$/, '') : '' };
+}
+
+function serverVariables(c: Container): Record<string, string> {
+  const url = new URL(c.config.externalUrl);
+  const protocol = url.protocol.replace(/:$/, '');
+  const port = url.port || (protocol === 'https' ? '443' : '80');
+  const [major, minor, patch] = REFERENCE_API_LEVEL.split('.');
+  const base = c.config.externalUrl.replace(/\/+$/, '');
+  return {
+    CI_SERVER: 'yes',
+    CI_SERVER_URL: base,
+    CI_SERVER_HOST: url.hostname,
+    CI_SERVER_PORT: port,
+    CI_SERVER_PROTOCOL: protocol,
+    CI_SERVER_NAME: 'Anvil',
+    CI_SERVER_VERSION: REFERENCE_API_LEVEL,
+    CI_SERVER_VERSION_MAJOR: major,
+    CI_SERVER_VERSION_MINOR: minor,
+    CI_SERVER_VERSION_PATCH: patch,
+    CI_API_V4_URL: `${base}/api/v4`,
+  };
+}
+
+function projectVariables(c: Container, p: ProjectRow): Record<string, string> {
+  const cut = p.full_path.lastIndexOf('/');
+  const namespace = cut >= 0 ? p.full_path.slice(0, cut) : '';
+  return {
+    CI_PROJECT_ID: String(p.id),
+    CI_PROJECT_NAME: p.path,
+    CI_PROJECT_TITLE: p.name,
+    CI_PROJECT_PATH: p.full_path,
+    CI_PROJECT_PATH_SLUG: slugify(p.full_path),
+    CI_PROJECT_NAMESPACE: namespace,
+    CI_PROJECT_ROOT_NAMESPACE: namespace.split('/')[0] ?? '',
+    CI_PROJECT_URL: projectUrl(c, p),
+    CI_PROJECT_VISIBILITY: visibilityName(p.visibility_level),
+    ...(p.default_branch ? { CI_DEFAULT_BRANCH: p.default_branch } : {}),
+  };
+}
+
+function userVariables(u: UserRow | undefined): Record<string, string> {
+  if (!u) return {};
+  return {
+    SERVICE_USER_ID: String(u.id),
+    SERVICE_USER_LOGIN: u.username,
+    SERVICE_USER_EMAIL: u.email,
+    SERVICE_USER_NAME: u.name,
+  };
+}
+
+async function refProtected(c: Container, p: ProjectRow, ref: string, tag: boolean): Promise<boolean> {
+  if (tag) return false; // Anvil has no protected tags
+  return matchingRules(await loadProtection(c, p.id), ref).length > 0;
+}
+
+/** The variables a pipeline's `rules`, `only:variables` and jobs see (no job-specific ones). */
+export async function pipelinePredefined(c: Container, project: ProjectRow, p: PipelineFacts): Promise<Record<string, string>> {
+  const message = p.commit_message ?? '';
+  const { title, description } = titleAndDescription(message);
+  const configPath = p.configPath ?? (await configuredCiPath(c, project)) ?? DEFAULT_CI_FILE;
+  const vars: Record<string, string> = {
+    CI: 'true',
+    SERVICE_CI: 'true',
+    ...serverVariables(c),
+    ...projectVariables(c, project),
+    CI_CONFIG_PATH: configPath,
+    CI_PIPELINE_SOURCE: p.source,
+    CI_COMMIT_SHA: p.sha,
+    CI_COMMIT_SHORT_SHA: p.sha.slice(0, 8),
+    CI_COMMIT_BEFORE_SHA: p.before_sha,
+    CI_COMMIT_REF_NAME: p.ref,
+    CI_COMMIT_REF_SLUG: slugify(p.ref),
+    CI_COMMIT_REF_PROTECTED: String(await refProtected(c, project, p.ref, p.tag)),
+    ...(p.tag ? { CI_COMMIT_TAG: p.ref } : { CI_COMMIT_BRANCH: p.ref }),
+    CI_COMMIT_MESSAGE: message,
+    CI_COMMIT_TITLE: title,
+    CI_COMMIT_DESCRIPTION: description,
+  };
+  // git's strict ISO 8601 with the committer's offset (stored with the reference's milliseconds).
+  if (p.commit_created_at) vars.CI_COMMIT_TIMESTAMP = p.commit_created_at.replace(/\.\d{3}(?=[Z+-])/, '');
+  if (p.commit_author_name !== null) vars.CI_COMMIT_AUTHOR = `${p.commit_author_name} <${p.commit_author_email ?? ''}>`;
+  if (p.id !== undefined) {
+    vars.CI_PIPELINE_ID = String(p.id);
+    vars.CI_PIPELINE_URL = pipelineWebUrl(c, project, p.id);
+  }
+  if (p.iid !== undefined) vars.CI_PIPELINE_IID = String(p.iid);
+  if (p.created_at) vars.CI_PIPELINE_CREATED_AT = iso8601(p.created_at)!;
+  if (p.source === 'trigger') vars.CI_PIPELINE_TRIGGERED = 'true';
+  if (p.user_id !== null) Object.assign(vars, userVariables(await findUserById(c.db, p.user_id)));
+  return vars;
+}
+
+/** A parallel instance's index and total: from the planner's job variables, else from `test 2/5`. */
+function parallelOf(name: string, options: Record<string, unknown>): { index: number; total: number } | null {
+  const vars = (options.variables ?? {}) as Record<string, unknown>;
+  if (/^\d+$/.test(String(vars.CI_NODE_INDEX)) && /^\d+$/.test(String(vars.CI_NODE_TOTAL))) {
+    return { index: Number(vars.CI_NODE_INDEX), total: Number(vars.CI_NODE_TOTAL) };
+  }
+  const m = /^.+ (\d+)\/(\d+)$/.exec(name);
+  return m ? { index: Number(m[1]), total: Number(m[2]) } : null;
+}
+
+function jobVariables(c: Container, project: ProjectRow, job: JobRow): Record<string, string> {
+  let options: Record<string, unknown> = {};
+  try {
+    options = JSON.parse(job.options) as Record<string, unknown>;
+  } catch {
+    options = {};
+  }
+  const vars: Record<string, string> = {
+    CI_JOB_ID: String(job.id),
+    CI_JOB_NAME: job.name,
+    CI_JOB_STAGE: job.stage,
+    CI_JOB_URL: jobWebUrl(c, project, job.id),
+  };
+  if (job.started_at) vars.CI_JOB_STARTED_AT = iso8601(job.started_at)!;
+  if (job.when === 'manual') vars.CI_JOB_MANUAL = 'true';
+  if (typeof options.image === 'string' && options.image) vars.CI_JOB_IMAGE = options.image;
+  const par = parallelOf(job.name, options);
+  vars.CI_NODE_TOTAL = String(par?.total ?? 1);
+  if (par) vars.CI_NODE_INDEX = String(par.index);
+  const env = options.environment as { name?: unknown; url?: unknown; action?: unknown } | null | undefined;
+  if (env && typeof env.name === 'string') {
+    vars.CI_ENVIRONMENT_NAME = env.name;
+    vars.CI_ENVIRONMENT_SLUG = slugify(env.name).slice(0, 24).replace(/-+$/, '');
+    if (typeof env.url === 'string' && env.url) vars.CI_ENVIRONMENT_URL = env.url;
+    if (typeof env.action === 'string' && env.action) vars.CI_ENVIRONMENT_ACTION = env.action;
+  }
+  return vars;
+}
+
+/**
+ * The predefined variables of a pipeline, and of one of its jobs when given (CI_JOB_*,
+ * CI_NODE_*, CI_ENVIRONMENT_*; SERVICE_USER_* of the job's user). Never CI_JOB_TOKEN.
+ */
+export async function predefinedVariables(c: Container, project: ProjectRow, pipeline: PipelineRow, job?: JobRow): Promise<Record<string, string>> {
+  const vars = await pipelinePredefined(c, project, {
+    ...pipeline,
+    tag: pipeline.tag === 1,
+    user_id: job?.user_id ?? pipeline.user_id,
+  });
+  if (job) Object.assign(vars, jobVariables(c, project, job));
+  return vars;
+}
+
+export interface PipelineVariable {
+  key: string;
+  value: string;
+  variable_type: string;
+}
+
+/** The variables given when the pipeline was created (API, trigger, bridge), decrypted, in order. */
+export async function pipelineVariables(c: Container, pipelineId: number): Promise<PipelineVariable[]> {
+  return (await pipelineVariableRows(c.db, pipelineId)).map((r) => ({
+    key: r.key,
+    value: decryptSecret(c.config.secretKey, r.encrypted_value),
+    variable_type: r.variable_type,
+  }));
+}
