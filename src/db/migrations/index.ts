@@ -11,6 +11,7 @@ import * as m011 from './011_ci.js';
 import * as m008 from './008_project_resources.js';
 import * as m009 from './009_custom_attributes_events.js';
 import * as m012 from './012_protected_branches.js';
+import * as m013 from './013_ci_job_list_indexes.js';
 import * as m019 from './019_repository_statistics.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009_custom_attributes_events': m009,
   '012_protected_branches': m012,
   '011_ci': m011,
+  '013_ci_job_list_indexes': m013,
   '019_repository_statistics': m019,
 };
 

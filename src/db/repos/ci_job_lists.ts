@@ -17,8 +17,8 @@ export interface JobListFilter {
 }
 
 /**
- * A project's jobs by descending id. Uses (project_id, status, id) with a status filter,
- * (project_id, id) without; the id order is the index order, so a page reads only its rows.
+ * A project's jobs by descending id. Uses (project_id, type, status, id) with a status filter,
+ * (project_id, type, id) without; the id order is the index order, so a page reads only its rows.
  */
 export function pageProjectJobs(db: Kysely<DB>, projectId: number, f: JobListFilter, page: PageRequest): Promise<PageResult<JobRow>> {
   let q = db.selectFrom('ci_jobs').selectAll().where('project_id', '=', projectId).where('type', '=', f.type);

@@ -39,6 +39,21 @@ export const transitionJob = (db: Db, id: number, from: readonly string[], patch
     .returningAll()
     .executeTakeFirst();
 
+/**
+ * The builds of these pipelines that started (running, success or failed), retried ones included,
+ * with their planned job (which says `interruptible`). Uses (pipeline_id, id).
+ */
+export const startedBuildsOfPipelines = (db: Db, pipelineIds: number[]): Promise<Pick<JobRow, 'id' | 'pipeline_id' | 'options'>[]> =>
+  pipelineIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('ci_jobs')
+        .select(['id', 'pipeline_id', 'options'])
+        .where('pipeline_id', 'in', pipelineIds)
+        .where('type', '=', 'build')
+        .where('status', 'in', ['running', 'success', 'failed'])
+        .execute();
+
 export const updateJob = (db: Db, id: number, patch: Updateable<CiJobsTable>): Promise<JobRow | undefined> =>
   db.updateTable('ci_jobs').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 

@@ -1,6 +1,7 @@
 // Pipeline lists and the reads the pipeline API needs beyond single rows: the filtered list of a
 // project (every order has a matching index from migration 011), the latest pipeline of each
-// ref, a push pipeline already made for a ref change, and the junit artifacts of a pipeline.
+// ref, a push pipeline already made for a ref change, the older unfinished pipelines of a ref
+// (auto-cancel), and the junit artifacts of a pipeline.
 import type { Kysely, Selectable } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { runPage } from '../paginate.js';
@@ -96,3 +97,38 @@ export const junitArtifactsOfPipeline = (db: Db, pipelineId: number): Promise<Ju
 /** Child pipelines of a pipeline (source parent_pipeline), oldest first. */
 export const childPipelinesOf = (db: Db, pipelineId: number): Promise<PipelineRow[]> =>
   db.selectFrom('ci_pipelines').selectAll().where('parent_pipeline_id', '=', pipelineId).orderBy('id').execute();
+
+export interface RedundantQuery {
+  projectId: number;
+  ref: string;
+  tag: number;
+  /** Only pipelines created before this one (id below it). */
+  beforeId: number;
+  /** Keyset: only ids above this one (0 for the first page). */
+  afterId: number;
+  /** Only pipelines created after this time. */
+  createdAfter: string;
+  statuses: readonly string[];
+  excludedSources: readonly string[];
+  limit: number;
+}
+
+/**
+ * Older pipelines of a ref in one of `statuses` (auto-cancel's candidates), oldest first, a page
+ * at a time. Uses (project_id, ref, id).
+ */
+export const olderPipelinesOfRef = (db: Db, q: RedundantQuery): Promise<Pick<PipelineRow, 'id' | 'sha' | 'source'>[]> =>
+  db
+    .selectFrom('ci_pipelines')
+    .select(['id', 'sha', 'source'])
+    .where('project_id', '=', q.projectId)
+    .where('ref', '=', q.ref)
+    .where('id', '<', q.beforeId)
+    .where('id', '>', q.afterId)
+    .where('tag', '=', q.tag)
+    .where('created_at', '>', q.createdAfter)
+    .where('status', 'in', [...q.statuses])
+    .where('source', 'not in', [...q.excludedSources])
+    .orderBy('id')
+    .limit(q.limit)
+    .execute();

@@ -1,7 +1,7 @@
 // The jobs API: lists (a project's jobs, a pipeline's jobs and bridges), one job, its log, and
 // the actions cancel, retry, erase and play; plus what a running job's own token may read
 // (GET /job, /job/allowed_agents). Statuses change only through state.ts.
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { JOB_STATUSES } from '../../ci/status.js';
 import type { Container } from '../../container.js';
 import { findProjectJob, findJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
@@ -179,14 +179,17 @@ export async function getJob(c: Container, actor: Actor | null, idOrPath: number
   return oneView(c, actor, row, await projectBuild(c, row, jobId));
 }
 
-/** The job's log as text: what there is so far while it runs. 404 when the job or its log is missing. */
+/** The job's log as text: what there is so far while it runs (maybe nothing yet). 404 when the job or its log is missing. */
 export async function jobTrace(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<{ jobId: number; stream: Readable }> {
   const { row } = await findProject(c, actor, idOrPath);
   await requireCiRead(c, actor, row);
   const job = await projectBuild(c, row, jobId);
   const stream = await readTrace(c, job.id);
-  if (!stream) throw notFound();
-  return { jobId: job.id, stream };
+  if (stream) return { jobId: job.id, stream };
+  // A running job has a log, empty until the runner's first flush: 200 with nothing yet (as the
+  // reference's `trace.raw || ''`), so a client tailing a job that just started gets no error.
+  if (job.status === 'running') return { jobId: job.id, stream: Readable.from([]) };
+  throw notFound();
 }
 
 // ---- actions ----

@@ -26,6 +26,7 @@ import { findProject } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { deletePipelineBlobs } from './artifacts.js';
+import { cancelRedundantPipelines } from './auto_cancel.js';
 import {
   canUpdateRef, requireCiWrite, requirePipelineDelete, requirePipelineList, requirePipelineRead, requireCiRead,
 } from './policy.js';
@@ -206,8 +207,13 @@ export async function planAndCreate(c: Container, req: PlanRequest): Promise<Pla
     return { kind: 'refused', message: req.refuseOnSave };
   }
   switch (result.kind) {
-    case 'plan':
-      return { kind: 'created', pipeline: await createPipelineRecords(c, { ...seed, plan: result.plan }) };
+    case 'plan': {
+      const pipeline = await createPipelineRecords(c, { ...seed, plan: result.plan });
+      // Only a pipeline created from a usable plan cancels older ones (the reference's chain
+      // stops before that step for an invalid file or a `[ci skip]` push).
+      await cancelRedundantPipelines(c, pipeline);
+      return { kind: 'created', pipeline };
+    }
     case 'invalid': {
       // The reference keeps the first error as the pipeline's yaml_errors.
       const message = result.errors[0] ?? 'Invalid configuration';

@@ -310,8 +310,11 @@ export async function cancelJob(c: Container, jobId: number): Promise<JobRow | u
   return (await findJob(c.db, jobId)) ?? job;
 }
 
-/** The cancel itself, without processing the pipeline; undefined when the job was not cancelable. */
-async function cancelOne(c: Container, before: JobRow): Promise<JobRow | undefined> {
+/**
+ * The cancel itself, without processing the pipeline; undefined when the job was not cancelable.
+ * A canceled bridge cancels the pipeline it triggered unless `cascade` is false.
+ */
+async function cancelOne(c: Container, before: JobRow, cascade = true): Promise<JobRow | undefined> {
   const now = nowIso();
   const job = await transitionJob(c.db, before.id, CANCELABLE, {
     status: 'canceled',
@@ -322,7 +325,7 @@ async function cancelOne(c: Container, before: JobRow): Promise<JobRow | undefin
   });
   if (!job) return undefined;
   if (before.status === 'running') c.ciSignals.emit('canceled', job.id);
-  if (job.type === 'bridge' && job.downstream_pipeline_id) await cancelPipeline(c, job.downstream_pipeline_id);
+  if (cascade && job.type === 'bridge' && job.downstream_pipeline_id) await cancelPipeline(c, job.downstream_pipeline_id);
   return job;
 }
 
@@ -387,12 +390,14 @@ export async function playJob(c: Container, actor: Actor, jobId: number, variabl
 }
 
 /**
- * Cancels every unfinished job of the pipeline (and of pipelines its bridges triggered), all
- * before the pipeline is processed again: a later stage's job is canceled, not skipped.
+ * Cancels every unfinished job of the pipeline, all before the pipeline is processed again (a
+ * later stage's job is canceled, not skipped). The pipelines its bridges triggered are canceled
+ * too unless `cascade` is false (auto-cancel weighs each of them on its own, as the reference's
+ * cancel_running without cascade_to_children).
  */
-export async function cancelPipeline(c: Container, pipelineId: number): Promise<PipelineRow | undefined> {
+export async function cancelPipeline(c: Container, pipelineId: number, opts: { cascade?: boolean } = {}): Promise<PipelineRow | undefined> {
   const jobs = await latestJobsOfPipeline(c.db, pipelineId);
-  for (const j of jobs) if (CANCELABLE.includes(j.status)) await cancelOne(c, j);
+  for (const j of jobs) if (CANCELABLE.includes(j.status)) await cancelOne(c, j, opts.cascade ?? true);
   return processPipeline(c, pipelineId);
 }
 
