@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { seedCi, type SeededCi } from './ci.js';
 import { seedGit, type SeededGit } from './git.js';
 import { seedProjects, type SeededProjects } from './projects.js';
 import { ROOT, distIsFresh, freePort, rssOf, startServer, waitForHealth, type RunningServer } from './server.js';
@@ -58,8 +59,19 @@ export const SCENARIOS: Scenario[] = [
     path: () => `/api/v4/projects/${seededGit!.projectId}/repository/branches?per_page=20`,
     seed: async (ctx) => void (seededGit = await seedGit(ctx)),
   },
+  // CI: a 100-job pipeline's POST and the runner's pace are timed by the seed (bench/ci.ts); then
+  // the lists with 1,000,000 jobs in the table.
+  { name: 'ci: GET jobs (1M)', path: () => `/api/v4/projects/${seededCi!.projectId}/jobs?per_page=20`, seed: async (ctx) => void (seededCi = await seedCi(ctx)) },
+  { name: 'ci: GET jobs scope=failed (1M)', path: () => `/api/v4/projects/${seededCi!.projectId}/jobs?scope[]=failed&per_page=20`, seed: async (ctx) => void (seededCi = await seedCi(ctx)) },
+  { name: 'ci: GET pipelines (1M jobs)', path: () => `/api/v4/projects/${seededCi!.projectId}/pipelines?per_page=20`, seed: async (ctx) => void (seededCi = await seedCi(ctx)) },
+  {
+    name: 'ci: GET pipeline jobs (1M)',
+    path: () => `/api/v4/projects/${seededCi!.projectId}/pipelines/${seededCi!.pipelineId}/jobs?per_page=20`,
+    seed: async (ctx) => void (seededCi = await seedCi(ctx)),
+  },
 ];
 
+let seededCi: SeededCi | null = null;
 let seededGit: SeededGit | null = null;
 /** `npm run bench -- <word>` runs only the scenarios whose name contains the word (e.g. `git`). */
 const ONLY = process.argv[2]?.toLowerCase();
