@@ -101,8 +101,9 @@ export async function listProjectJobs(
   scope: readonly string[] | undefined,
   page: PageRequest,
 ): Promise<PageResult<JobView>> {
-  const { row } = await findProject(c, actor, idOrPath);
-  await requireCiRead(c, actor, row);
+  const found = await findProject(c, actor, idOrPath);
+  const row = found.row;
+  await requireCiRead(c, actor, found);
   const jobs = await pageProjectJobs(c.db, row.id, { type: 'build', statuses: statusesOf(scope), includeRetried: true }, page);
   return viewPage(c, actor, row, jobs);
 }
@@ -126,8 +127,9 @@ export async function listPipelineJobs(
   opts: { scope?: readonly string[]; includeRetried: boolean },
   page: PageRequest,
 ): Promise<PageResult<JobView>> {
-  const { row } = await findProject(c, actor, idOrPath);
-  const a = await ciAccess(c, actor, row);
+  const found = await findProject(c, actor, idOrPath);
+  const row = found.row;
+  const a = await ciAccess(c, actor, found);
   if (!a.visible) throw notFound('Project');
   if (!a.readPipelines) throw forbidden();
   const pipeline = await projectPipeline(c, row, pipelineId);
@@ -156,8 +158,9 @@ export async function listPipelineBridges(
   scope: readonly string[] | undefined,
   page: PageRequest,
 ): Promise<PageResult<JobView>> {
-  const { row } = await findProject(c, actor, idOrPath);
-  const a = await requireCiRead(c, actor, row);
+  const found = await findProject(c, actor, idOrPath);
+  const row = found.row;
+  const a = await requireCiRead(c, actor, found);
   if (!a.readPipelines) throw forbidden();
   const pipeline = await projectPipeline(c, row, pipelineId);
   const filter = { type: 'bridge' as const, statuses: statusesOf(scope), includeRetried: false };
@@ -174,15 +177,17 @@ async function projectBuild(c: Container, project: ProjectRow, jobId: number): P
 }
 
 export async function getJob(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<JobView> {
-  const { row } = await findProject(c, actor, idOrPath);
-  await requireCiRead(c, actor, row);
+  const found = await findProject(c, actor, idOrPath);
+  const row = found.row;
+  await requireCiRead(c, actor, found);
   return oneView(c, actor, row, await projectBuild(c, row, jobId));
 }
 
 /** The job's log as text: what there is so far while it runs (maybe nothing yet). 404 when the job or its log is missing. */
 export async function jobTrace(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<{ jobId: number; stream: Readable }> {
-  const { row } = await findProject(c, actor, idOrPath);
-  await requireCiRead(c, actor, row);
+  const found = await findProject(c, actor, idOrPath);
+  const row = found.row;
+  await requireCiRead(c, actor, found);
   const job = await projectBuild(c, row, jobId);
   const stream = await readTrace(c, job.id);
   if (stream) return { jobId: job.id, stream };
@@ -216,8 +221,9 @@ async function requireJobUpdate(c: Container, actor: Actor, project: ProjectRow,
 }
 
 async function writableProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<{ row: ProjectRow; a: CiAccess }> {
-  const { row } = await findProject(c, actor, idOrPath);
-  return { row, a: await requireCiWrite(c, actor, row) };
+  const found = await findProject(c, actor, idOrPath);
+  const row = found.row;
+  return { row, a: await requireCiWrite(c, actor, found) };
 }
 
 /** POST …/cancel: stops the job if it has not finished; a finished one is returned as it is. */
@@ -269,12 +275,13 @@ export async function playProjectJob(
   jobId: number,
   variables: { key: string; value: string }[] = [],
 ): Promise<JobView> {
-  const { row } = await findProject(c, actor, idOrPath);
-  await requireCiRead(c, actor, row);
+  const found = await findProject(c, actor, idOrPath);
+  const row = found.row;
+  await requireCiRead(c, actor, found);
   // Builds and bridges alike (the reference's find_job!); a bridge is never playable.
   const job = await findProjectJob(c.db, row.id, jobId);
   if (!job) throw recordNotFound();
-  const a = await requireCiWrite(c, actor, row);
+  const a = await requireCiWrite(c, actor, found);
   await requireJobUpdate(c, actor, row, a, job);
   const badKey = variables.find((v) => !VARIABLE_KEY.test(v.key) || v.key.length > 255);
   if (badKey) throw validation({ 'job_variables.key': ["can contain only letters, digits and '_'."] });

@@ -298,8 +298,9 @@ async function viewOf(c: Container, project: ProjectRow, pipeline: PipelineRow):
 
 /** POST /projects/:id/pipeline (source api). */
 export async function createPipeline(c: Container, actor: Actor, idOrPath: number | string, input: CreatePipelineInput): Promise<PipelineView> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  const access = await requireCiWrite(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  const access = await requireCiWrite(c, actor, found);
   const { variables, invalid } = parseVariables(input.variables);
   const resolved = await resolveRef(c, project, input.ref);
   // The protected-ref rule comes before the ref's existence, as in the reference's chain.
@@ -325,8 +326,9 @@ export async function createPipeline(c: Container, actor: Actor, idOrPath: numbe
 
 /** GET /projects/:id/pipelines/:pipeline_id (child pipelines too). */
 export async function getPipeline(c: Container, actor: Actor | null, idOrPath: number | string, pipelineId: number): Promise<PipelineView> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  await requirePipelineRead(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  await requirePipelineRead(c, actor, found);
   return viewOf(c, project, await pipelineIn(c, project, pipelineId));
 }
 
@@ -365,8 +367,9 @@ export async function listPipelines(
   input: ListPipelinesInput,
   page: PageRequest,
 ): Promise<PageResult<PipelineView>> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  await requirePipelineList(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  await requirePipelineList(c, actor, found);
   const f: PipelineFilters = { orderBy: input.order_by ?? 'id', sort: input.sort ?? 'desc' };
   const statuses: string[][] = [];
   if (input.scope === 'running' || input.scope === 'pending') statuses.push([input.scope]);
@@ -391,8 +394,9 @@ export async function listPipelines(
  * triggered the pipeline.
  */
 export async function listPipelineVariables(c: Container, actor: Actor | null, idOrPath: number | string, pipelineId: number): Promise<PipelineVariable[]> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  const access = await requirePipelineRead(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  const access = await requirePipelineRead(c, actor, found);
   const pipeline = await pipelineIn(c, project, pipelineId);
   const own = actor !== null && pipeline.user_id === actor.user.id;
   if (!(access.manage || (access.update && own))) throw forbidden();
@@ -401,8 +405,9 @@ export async function listPipelineVariables(c: Container, actor: Actor | null, i
 
 /** POST …/retry (201): failed and canceled jobs are retried as new jobs. */
 export async function retryPipelineAction(c: Container, actor: Actor, idOrPath: number | string, pipelineId: number): Promise<PipelineView> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  const access = await requireCiWrite(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  const access = await requireCiWrite(c, actor, found);
   const pipeline = await pipelineIn(c, project, pipelineId);
   if (!(await canUpdateRef(c, actor, project, access, pipeline.ref, pipeline.tag === 1))) throw forbidden();
   const after = (await retryPipeline(c, actor, pipeline.id)) ?? pipeline;
@@ -411,8 +416,9 @@ export async function retryPipelineAction(c: Container, actor: Actor, idOrPath: 
 
 /** POST …/cancel (200): every unfinished job is canceled. */
 export async function cancelPipelineAction(c: Container, actor: Actor, idOrPath: number | string, pipelineId: number): Promise<PipelineView> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  const access = await requireCiWrite(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  const access = await requireCiWrite(c, actor, found);
   const pipeline = await pipelineIn(c, project, pipelineId);
   if (!(await canUpdateRef(c, actor, project, access, pipeline.ref, pipeline.tag === 1))) throw forbidden();
   const after = (await cancelPipeline(c, pipeline.id)) ?? pipeline;
@@ -424,8 +430,9 @@ export async function cancelPipelineAction(c: Container, actor: Actor, idOrPath:
  * jobs cascade). Child pipelines stay (their parent link is cleared).
  */
 export async function deletePipeline(c: Container, actor: Actor, idOrPath: number | string, pipelineId: number): Promise<void> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  await requirePipelineDelete(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  await requirePipelineDelete(c, actor, found);
   const pipeline = await pipelineIn(c, project, pipelineId);
   // Running jobs stop first, so no runner writes into a deleted job.
   const active = (await latestJobsOfPipeline(c.db, pipeline.id)).some((j) => j.status === 'running' || j.status === 'pending');
@@ -436,8 +443,9 @@ export async function deletePipeline(c: Container, actor: Actor, idOrPath: numbe
 
 /** GET …/test_report: the junit reports of the pipeline's current jobs. */
 export async function pipelineTestReport(c: Container, actor: Actor | null, idOrPath: number | string, pipelineId: number): Promise<TestReport> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  await requireCiRead(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  await requireCiRead(c, actor, found);
   const pipeline = await pipelineIn(c, project, pipelineId);
   return buildTestReport(c, await junitArtifactsOfPipeline(c.db, pipeline.id));
 }
@@ -449,8 +457,9 @@ export async function pipelineTestReportSummary(
   idOrPath: number | string,
   pipelineId: number,
 ): Promise<TestReportSummary> {
-  const { row: project } = await findProject(c, actor, idOrPath);
-  await requireCiRead(c, actor, project);
+  const found = await findProject(c, actor, idOrPath);
+  const project = found.row;
+  await requireCiRead(c, actor, found);
   const pipeline = await pipelineIn(c, project, pipelineId);
   return buildTestReportSummary(c, await junitArtifactsOfPipeline(c.db, pipeline.id));
 }

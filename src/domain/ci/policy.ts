@@ -17,6 +17,7 @@ import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { ACCESS, VISIBILITY } from '../members/policy.js';
 import { projectAccess, type ProjectAccess } from '../projects/policy.js';
+import type { FoundProject } from '../projects/service.js';
 import { canPushToBranch, anyEntryAllows, entriesFor, loadProtection, matchingRules } from '../protected_branches/policy.js';
 
 export interface CiAccess {
@@ -68,8 +69,11 @@ export function ciAccessFrom(p: ProjectRow, a: ProjectAccess): CiAccess {
   };
 }
 
-export async function ciAccess(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
-  return ciAccessFrom(project, await projectAccess(c, actor, project));
+/** A project row, or one `findProject` already found with the actor's access (not computed twice). */
+export type CiProject = ProjectRow | FoundProject;
+
+export async function ciAccess(c: Container, actor: Actor | null, project: CiProject): Promise<CiAccess> {
+  return 'access' in project ? ciAccessFrom(project.row, project.access) : ciAccessFrom(project, await projectAccess(c, actor, project));
 }
 
 function visibleOr404(a: CiAccess): void {
@@ -77,7 +81,7 @@ function visibleOr404(a: CiAccess): void {
 }
 
 /** read_build (jobs, bridges, logs, artifacts): 404 for an invisible project, 403 otherwise. */
-export async function requireCiRead(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+export async function requireCiRead(c: Container, actor: Actor | null, project: CiProject): Promise<CiAccess> {
   const a = await ciAccess(c, actor, project);
   visibleOr404(a);
   if (!a.read) throw forbidden();
@@ -85,7 +89,7 @@ export async function requireCiRead(c: Container, actor: Actor | null, project: 
 }
 
 /** read_pipeline (a pipeline, its variables, test reports). */
-export async function requirePipelineRead(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+export async function requirePipelineRead(c: Container, actor: Actor | null, project: CiProject): Promise<CiAccess> {
   const a = await ciAccess(c, actor, project);
   visibleOr404(a);
   if (!a.readPipelines) throw forbidden();
@@ -93,14 +97,14 @@ export async function requirePipelineRead(c: Container, actor: Actor | null, pro
 }
 
 /** Pipeline lists need both read_pipeline and read_build, as the reference's API has it. */
-export async function requirePipelineList(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+export async function requirePipelineList(c: Container, actor: Actor | null, project: CiProject): Promise<CiAccess> {
   const a = await requirePipelineRead(c, actor, project);
   if (!a.read) throw forbidden();
   return a;
 }
 
 /** Developers and above: create, retry, cancel, play. 401 for nobody. */
-export async function requireCiWrite(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+export async function requireCiWrite(c: Container, actor: Actor | null, project: CiProject): Promise<CiAccess> {
   if (!actor) throw unauthorized();
   const a = await ciAccess(c, actor, project);
   visibleOr404(a);
@@ -109,14 +113,14 @@ export async function requireCiWrite(c: Container, actor: Actor | null, project:
 }
 
 /** Maintainers and above (admin_build). */
-export async function requireCiAdmin(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+export async function requireCiAdmin(c: Container, actor: Actor | null, project: CiProject): Promise<CiAccess> {
   const a = await requireCiWrite(c, actor, project);
   if (!a.manage) throw forbidden();
   return a;
 }
 
 /** Deleting a pipeline: maintainers and above (issue 5; the reference's destroy_pipeline is owner-only). */
-export async function requirePipelineDelete(c: Container, actor: Actor | null, project: ProjectRow): Promise<CiAccess> {
+export async function requirePipelineDelete(c: Container, actor: Actor | null, project: CiProject): Promise<CiAccess> {
   if (!actor) throw unauthorized();
   const a = await ciAccess(c, actor, project);
   visibleOr404(a);
