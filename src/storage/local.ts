@@ -22,8 +22,9 @@ export class LocalBlobStorage implements BlobStorage {
     const tmpDir = path.join(this.root, TMP);
     await fs.promises.mkdir(tmpDir, { recursive: true });
     const tmp = path.join(tmpDir, `${crypto.randomBytes(12).toString('hex')}.part`);
+    const out = fs.createWriteStream(tmp, { flags: 'wx' });
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, fs.createWriteStream(tmp, { flags: 'wx' }));
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, out);
       // Data on disk before the rename makes it visible, so a crash never leaves a truncated blob.
       const fh = await fs.promises.open(tmp, 'r+');
       try {
@@ -33,6 +34,9 @@ export class LocalBlobStorage implements BlobStorage {
       }
       await this.renameInto(tmp, file);
     } catch (err) {
+      // A source that fails at once can fail before the temp file's open finished: wait for the
+      // stream to close, or the open would create the file after it was removed.
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       await fs.promises.rm(tmp, { force: true });
       throw err;
     }
