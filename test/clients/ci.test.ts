@@ -4,9 +4,8 @@
 // logs, and retry, play, cancel, erase and delete — checking what a user would check.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -14,29 +13,13 @@ import { fileURLToPath } from 'node:url';
 import type { CiRunner } from '../../src/domain/ci/runner.js';
 import { startJob } from '../../src/domain/ci/state.js';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
+import { freePort } from '../helpers/git.js';
 import { createPipelineOk, jobRows, makeCiProject } from '../helpers/ci.js';
 import { testRunner } from '../ci/runner_fixtures.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const PYTHON = '/usr/bin/python3'; // Debian's python3-gitlab lives there (installed by .ci/run)
-
-/** On a fresh developer machine python-gitlab may be missing: skip, saying why. Under CI it must run. */
-function pythonGitlabSkip(): string | false {
-  const r = spawnSync(PYTHON, ['-c', 'import gitlab'], { stdio: 'ignore' });
-  if (r.status === 0) return false;
-  if (process.env.CI) throw new Error('python-gitlab is not installed; .ci/run installs python3-gitlab');
-  return 'python-gitlab is not installed here (apt-get install python3-gitlab)';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // build: passes and writes a junit report (1 passed, 1 failed case); broken: fails the pipeline;
 // child: a bridge to a child pipeline; deploy: manual, prints its played variable; slow: only

@@ -1,33 +1,16 @@
 // The real clients, unchanged, against a listening Anvil: python-gitlab 3.12 and @gitbeaker/rest 43.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
-import net from 'node:net';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
+import { freePort } from '../helpers/git.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
-const PYTHON = '/usr/bin/python3'; // Debian's python3-gitlab lives there (installed by .ci/run)
-
-/** On a fresh developer machine python-gitlab may be missing: skip, saying why. Under CI it must run. */
-function pythonGitlabSkip(): string | false {
-  const r = spawnSync(PYTHON, ['-c', 'import gitlab'], { stdio: 'ignore' });
-  if (r.status === 0) return false;
-  if (process.env.CI) throw new Error('python-gitlab is not installed; .ci/run installs python3-gitlab');
-  return 'python-gitlab is not installed here (apt-get install python3-gitlab)';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 for (const dialect of DIALECTS) {
   describe(`real clients (${dialect})`, () => {

@@ -51,26 +51,26 @@ export const TestCase = T.Object({
   stack_trace: Nullable(T.String()),
 });
 
-export const TestSuite = T.Object({
-  name: T.String(),
+/** The totals a test report, its suites and the summary's suites each carry. */
+const TEST_COUNTS = {
   total_time: T.Number(),
   total_count: T.Integer(),
   success_count: T.Integer(),
   failed_count: T.Integer(),
   skipped_count: T.Integer(),
   error_count: T.Integer(),
+};
+
+export const TestSuite = T.Object({
+  name: T.String(),
+  ...TEST_COUNTS,
   /** Only when a report of the suite could not be read, as the reference shows it. */
   suite_error: T.Optional(T.String()),
   test_cases: T.Array(TestCase),
 });
 
 export const TestReport = T.Object({
-  total_time: T.Number(),
-  total_count: T.Integer(),
-  success_count: T.Integer(),
-  failed_count: T.Integer(),
-  skipped_count: T.Integer(),
-  error_count: T.Integer(),
+  ...TEST_COUNTS,
   test_suites: T.Array(TestSuite),
 });
 
@@ -87,12 +87,7 @@ export const TestReportSummary = T.Object({
   test_suites: T.Array(
     T.Object({
       name: T.String(),
-      total_time: T.Number(),
-      total_count: T.Integer(),
-      success_count: T.Integer(),
-      failed_count: T.Integer(),
-      skipped_count: T.Integer(),
-      error_count: T.Integer(),
+      ...TEST_COUNTS,
       build_ids: T.Array(T.Integer()),
       suite_error: Nullable(T.String()),
     }),
