@@ -11,7 +11,7 @@ import { DIALECTS, keysOf } from '../helpers/build.js';
 import { buildGitTestApp, cloneUrl, commitFiles, gitOk, initWorkTree, scratchDir, type GitTestApp } from '../helpers/git.js';
 import { makeProject } from '../helpers/projects.js';
 import { waitFor } from '../helpers/queue.js';
-import { runPushPipelineJobs } from '../helpers/ci.js';
+import { CHILD_CI, JUNIT_REPORT, runPushPipelineJobs } from '../helpers/ci.js';
 import { alive, testRunner } from './runner_fixtures.js';
 import type { CiRunner } from '../../src/domain/ci/runner.js';
 
@@ -59,19 +59,6 @@ slow:
     - wait
 `;
 
-const CHILD = `child-job:
-  script: echo "in the child"
-`;
-
-const JUNIT = `<?xml version="1.0"?>
-<testsuites>
-  <testsuite name="math" tests="2">
-    <testcase classname="math" name="adds" time="0.25"/>
-    <testcase classname="math" name="divides" time="0.5"><failure message="boom">expected 2</failure></testcase>
-  </testsuite>
-</testsuites>
-`;
-
 const PIPELINE_LIST_KEYS = ['created_at', 'id', 'iid', 'project_id', 'ref', 'sha', 'source', 'status', 'updated_at', 'web_url'];
 
 for (const dialect of DIALECTS) {
@@ -98,7 +85,7 @@ for (const dialect of DIALECTS) {
       owner = await t.createUser();
       project = await makeProject(t, owner.token, { name: 'e2e', visibility: 'private' });
       const dir = await initWorkTree(t, cloneUrl(project.http_url_to_repo, owner.token));
-      sha = await commitFiles(t, dir, { '.service-ci.yml': CI, 'child.yml': CHILD, 'fixtures/report.xml': JUNIT, 'README.md': '# e2e\n' }, 'Add CI');
+      sha = await commitFiles(t, dir, { '.service-ci.yml': CI, 'child.yml': CHILD_CI, 'fixtures/report.xml': JUNIT_REPORT, 'README.md': '# e2e\n' }, 'Add CI');
       await gitOk(t, ['push', '--quiet', 'origin', 'main'], { cwd: dir });
       await runPushPipelineJobs(t);
       runner = testRunner(t);

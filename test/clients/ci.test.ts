@@ -15,7 +15,7 @@ import { startJob } from '../../src/domain/ci/state.js';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
 import { freePort } from '../helpers/git.js';
-import { createPipelineOk, jobRows, makeCiProject } from '../helpers/ci.js';
+import { CHILD_CI, createPipelineOk, jobRows, JUNIT_REPORT, makeCiProject } from '../helpers/ci.js';
 import { testRunner } from '../ci/runner_fixtures.js';
 
 const run = promisify(execFile);
@@ -53,20 +53,7 @@ slow:
   script: sleep 300
 `;
 
-const CHILD = `child-job:
-  script: echo "in the child"
-`;
-
-const JUNIT = `<?xml version="1.0"?>
-<testsuites>
-  <testsuite name="math" tests="2">
-    <testcase classname="math" name="adds" time="0.25"/>
-    <testcase classname="math" name="divides" time="0.5"><failure message="boom">expected 2</failure></testcase>
-  </testsuite>
-</testsuites>
-`;
-
-const FILES = { '.service-ci.yml': CI, 'child.yml': CHILD, 'fixtures/report.xml': JUNIT };
+const FILES = { '.service-ci.yml': CI, 'child.yml': CHILD_CI, 'fixtures/report.xml': JUNIT_REPORT };
 
 /** The last line a client script printed, as JSON; its stderr in the error when it failed. */
 async function drive(cmd: string, args: string[], env: Record<string, string>): Promise<any> {

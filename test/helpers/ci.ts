@@ -209,3 +209,18 @@ export function plannedJob(name: string, o: Partial<PlannedJob> = {}): PlannedJo
     ...o,
   };
 }
+
+/** A child pipeline's CI file with one job (for `trigger: include: child.yml`). */
+export const CHILD_CI = `child-job:
+  script: echo "in the child"
+`;
+
+/** A junit report with one passing and one failing case (suite `math`). */
+export const JUNIT_REPORT = `<?xml version="1.0"?>
+<testsuites>
+  <testsuite name="math" tests="2">
+    <testcase classname="math" name="adds" time="0.25"/>
+    <testcase classname="math" name="divides" time="0.5"><failure message="boom">expected 2</failure></testcase>
+  </testsuite>
+</testsuites>
+`;

@@ -4,7 +4,7 @@
 import { parseDuration, ONE_MONTH, ONE_WEEK } from './duration.js';
 import { isValidExpression } from './expression.js';
 import { compileRegexp, looksLikeRegexp, parseSlashedRegexp } from './regex.js';
-import type { ArtifactsSpec, EnvironmentSpec, JobWhen, NeedSpec, TriggerSpec } from './types.js';
+import type { ArtifactsSpec, EnvironmentSpec, JobWhen, NeedSpec, PlannedJob, TriggerSpec } from './types.js';
 import { isMap, type YamlMap, type YamlValue } from './yaml.js';
 
 export interface RuleSpec {
@@ -24,36 +24,16 @@ export interface PolicySpec {
   kubernetes?: string;
 }
 
-export interface JobSpec {
-  name: string;
+/** A job as the file states it: the planned job's fields before stages are numbered, plus what decides whether it runs. */
+export interface JobSpec extends Omit<PlannedJob, 'type' | 'stageIdx' | 'inheritVariables'> {
   bridge: boolean;
-  stage: string;
-  when: JobWhen;
-  startIn: string | null;
-  allowFailure: boolean;
-  allowFailureExitCodes: number[] | null;
-  beforeScript: string[];
-  script: string[];
-  afterScript: string[];
-  image: string | null;
-  variables: Record<string, string>;
   /** `inherit:variables`: true (all global variables), false (none) or the names to inherit. */
   inheritVariables: boolean | string[];
-  needs: NeedSpec[] | null;
-  dependencies: string[] | null;
-  artifacts: ArtifactsSpec | null;
-  coverage: string | null;
-  retry: { max: number; when: string[] };
-  timeout: number | null;
-  tags: string[];
-  environment: EnvironmentSpec | null;
-  interruptible: boolean;
-  trigger: TriggerSpec | null;
+  /** `parallel`: a count, or the matrix rows (variable → values), expanded into planned jobs. */
+  parallel: number | Array<Array<[string, string[]]>> | null;
   rules: RuleSpec[] | null;
   only: PolicySpec | null;
   except: PolicySpec | null;
-  /** A count (`name 1/N`), or the matrix rows, each variable with its values. */
-  parallel: number | Array<Array<[string, string[]]>> | null;
 }
 
 export interface ConfigSpec {

@@ -35,37 +35,29 @@ export interface ParsedJunit {
   suite_error: string | null;
 }
 
-/** A test suite of the test report (the reference's TestSuiteEntity with details). */
-export interface TestSuite {
-  name: string;
+/** The totals a test report, its suites and the summary's suites each carry. */
+export interface TestCounts {
   total_time: number;
   total_count: number;
   success_count: number;
   failed_count: number;
   skipped_count: number;
   error_count: number;
+}
+
+/** A test suite of the test report (the reference's TestSuiteEntity with details). */
+export interface TestSuite extends TestCounts {
+  name: string;
   suite_error: string | null;
   test_cases: TestCase[];
 }
 
-export interface TestReport {
-  total_time: number;
-  total_count: number;
-  success_count: number;
-  failed_count: number;
-  skipped_count: number;
-  error_count: number;
+export interface TestReport extends TestCounts {
   test_suites: TestSuite[];
 }
 
-export interface TestSuiteSummary {
+export interface TestSuiteSummary extends TestCounts {
   name: string;
-  total_time: number;
-  total_count: number;
-  success_count: number;
-  failed_count: number;
-  skipped_count: number;
-  error_count: number;
   build_ids: number[];
   suite_error: string | null;
 }
