@@ -19,7 +19,7 @@ import {
 import { commitSingleFile, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import { countCommits } from '../../git/smart_http.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
-import { DomainError, exactError, forbidden, invalidParams, notFound } from '../errors.js';
+import { apiError, DomainError, forbidden, invalidParams, notFound } from '../errors.js';
 import { ACCESS, VISIBILITY } from '../members/policy.js';
 import { projectAccess, type ProjectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/service.js';
@@ -126,18 +126,6 @@ export async function branchExists(c: Container, actor: Actor | null, idOrPath: 
   if (!(await findBranch(repositoryDir(c, row.id), name))) throw notFound();
 }
 
-const apiError = (message: string) => exactError(400, { message });
-
-/** A refusal of the git checks answers 400 with the check's message, as the reference's PreReceiveError does. */
-async function checked(c: Container, actor: Actor, row: ProjectRow, update: RefUpdate): Promise<void> {
-  try {
-    await checkRefUpdates(c, actor, row, [update], { via: 'web' });
-  } catch (e) {
-    if (e instanceof DomainError && e.detail.kind === 'forbidden' && e.detail.reason) throw apiError(e.detail.reason);
-    throw e;
-  }
-}
-
 async function resolve(dir: string, ref: string): Promise<string | null> {
   try {
     return await resolveRevision(dir, ref);
@@ -174,7 +162,7 @@ export async function createBranch(c: Container, actor: Actor, idOrPath: number 
   if (!sha) throw apiError(`Invalid reference name: ${ref}`);
 
   const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: ZERO_SHA, newSha: sha, force: false };
-  await checked(c, actor, row, update);
+  await checkRefUpdates(c, actor, row, [update], { via: 'web' }); // a refusal is the reference's 400 with git's message
   if (!(await createBranchRef(dir, name, sha))) throw apiError('Branch already exists');
   const base = row.default_branch && row.default_branch !== name ? await resolve(dir, `refs/heads/${row.default_branch}`) : null;
   const created = await findBranch(dir, name);
@@ -194,7 +182,7 @@ export async function deleteBranch(c: Container, actor: Actor, idOrPath: number 
   if (!branch) throw notFound('Branch');
   checkUnmodifiedSince(branch.commit.authoredDate, ifUnmodifiedSince);
   const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: branch.commit.id, newSha: ZERO_SHA, force: false };
-  await checked(c, actor, row, update);
+  await checkRefUpdates(c, actor, row, [update], { via: 'web' }); // a refusal is the reference's 400 with git's message
   if (!(await deleteBranchRef(dir, name, branch.commit.id))) throw apiError('Failed to remove branch');
   await publishRefChanges(c, actor, row, [{ ...update, commitCount: 0, commitTitle: null }]);
 }

@@ -10,7 +10,7 @@ import { childPipelineIds, findProjectPipeline, pipelinesByIds, type PipelineRow
 import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden, notFound, validation } from '../errors.js';
+import { forbidden, notFound, recordNotFound, validation } from '../errors.js';
 import { findProject, view as projectView, type ProjectView } from '../projects/service.js';
 import { getSettings } from '../settings/service.js';
 import { parseDuration } from '../settings/validate.js';
@@ -39,7 +39,6 @@ export interface JobView {
 export const JOB_SCOPE_VALUES: readonly string[] = JOB_STATUSES;
 
 /** The reference's RecordNotFound answer for a job or pipeline id that is not the project's. */
-const recordNotFound = () => exactError(404, { message: '404 Not found' });
 
 /** `scope` as given (string or array, already checked against the statuses); empty = all. */
 const statusesOf = (scope: readonly string[] | undefined): readonly string[] | null => (scope && scope.length ? scope : null);

@@ -21,7 +21,7 @@ import { git } from '../../git/git.js';
 import { listTree, readCommit, refSha } from '../../git/objects.js';
 import { branchNames } from '../../git/refs.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden, invalidParams } from '../errors.js';
+import { forbidden, invalidParams, recordNotFound, validation } from '../errors.js';
 import { findProject } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -51,8 +51,7 @@ const HEADS = 'refs/heads/';
 const TAGS = 'refs/tags/';
 
 /** The reference's CreatePipelineService errors: 400 with the reason in message.base. */
-export const pipelineError = (message: string) => exactError(400, { message: { base: [message] } });
-const pipelineNotFound = () => exactError(404, { message: '404 Not found' });
+export const pipelineError = (message: string) => validation({ base: [message] });
 
 export const MESSAGES = {
   refNotFound: 'Reference not found',
@@ -281,7 +280,7 @@ export interface CreatePipelineInput {
 
 async function pipelineIn(c: Container, project: ProjectRow, pipelineId: number): Promise<PipelineRow> {
   const p = await findProjectPipeline(c.db, project.id, pipelineId);
-  if (!p) throw pipelineNotFound();
+  if (!p) throw recordNotFound();
   return p;
 }
 

@@ -22,17 +22,15 @@ import {
 import { git } from '../../git/git.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden, invalidParams, notFound } from '../errors.js';
+import { apiError, forbidden, invalidParams, notFound } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
 import { ensureWritable, projectAccess, visibleLevelsFor } from '../projects/policy.js';
 import { findProject } from '../projects/service.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
+import { canPushToBranch, loadProtection } from '../protected_branches/policy.js';
 import { checkRefUpdates } from './protection.js';
 import { publishRefChanges } from './ref_changes.js';
 import { repositoryDir } from './service.js';
-
-/** A 400 with the reference's `{"message": ...}` body (its render_api_error!). */
-export const apiError = (message: string) => exactError(400, { message });
 
 export interface RepositoryRef {
   row: ProjectRow;
@@ -50,12 +48,15 @@ export async function readableRepository(c: Container, actor: Actor | null, idOr
   return { row, dir: repositoryDir(c, row.id) };
 }
 
+/** The content APIs' refusal (authorize_push_to_branch!); a git push shows git's own words instead. */
+const PUSH_INTO_BRANCH = 'You are not allowed to push into this branch';
+
 /** A project the actor may push to through the API (developer and above; never archived). */
 export async function writableRepository(c: Container, actor: Actor, idOrPath: number | string): Promise<RepositoryRef> {
   const repo = await readableRepository(c, actor, idOrPath);
   ensureWritable(repo.row);
   const access = await projectAccess(c, actor, repo.row);
-  if (!access.admin && access.level < ACCESS.DEVELOPER) throw forbidden('You are not allowed to push into this branch');
+  if (!access.admin && access.level < ACCESS.DEVELOPER) throw forbidden(PUSH_INTO_BRANCH);
   return repo;
 }
 
@@ -122,8 +123,15 @@ async function startingPoint(dir: string, req: CommitRequest): Promise<{ parent:
   return { parent: startHead, head };
 }
 
-/** Makes one commit on `req.branch` from the actions; returns its sha. */
-export function commitActions(c: Container, actor: Actor, repo: RepositoryRef, req: CommitRequest): Promise<string> {
+/**
+ * Makes one commit on `req.branch` from the actions; returns its sha. As the reference's content
+ * APIs do, a branch the actor may not push to is refused first, in their words; the git checks
+ * (force push, code owners, …) then run on the commit itself.
+ */
+export async function commitActions(c: Container, actor: Actor, repo: RepositoryRef, req: CommitRequest): Promise<string> {
+  const access = await projectAccess(c, actor, repo.row);
+  const pusher = { actor, level: access.level };
+  if (!(await canPushToBranch(c, pusher, repo.row, await loadProtection(c, repo.row.id), req.branch))) throw forbidden(PUSH_INTO_BRANCH);
   return serialized(repo.dir, () => commitNow(c, actor, repo, req));
 }
 
