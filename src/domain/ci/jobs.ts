@@ -13,7 +13,7 @@ import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, recordNotFound, validation } from '../errors.js';
 import { findProject, view as projectView, type ProjectView } from '../projects/service.js';
 import { getSettings } from '../settings/service.js';
-import { parseDuration } from '../settings/validate.js';
+import { durationSeconds } from '../shared/duration.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
 import type { UserView } from '../users/service.js';
@@ -204,8 +204,7 @@ export async function jobTrace(c: Container, actor: Actor | null, idOrPath: numb
  */
 export async function isJobArchived(c: Container, job: JobRow): Promise<boolean> {
   const setting = (await getSettings(c)).archive_builds_in_human_readable;
-  if (!setting || setting.trim() === '') return false;
-  const secs = parseDuration(setting);
+  const secs = setting ? durationSeconds(setting) : null; // unset, blank or zero: never archived
   return secs !== null && Date.parse(job.created_at) < Date.now() - secs * 1000;
 }
 
