@@ -3,14 +3,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
+import { COMMIT_KEYS } from '../helpers/keys.js';
 import { commit, makeRepoProject, memberWith } from '../helpers/repository_content.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
 import { gitText } from '../../src/git/git.js';
 
-const COMMIT_KEYS = [
-  'author_email', 'author_name', 'authored_date', 'committed_date', 'committer_email', 'committer_name',
-  'created_at', 'id', 'message', 'parent_ids', 'short_id', 'title', 'trailers', 'web_url',
-].sort();
 const DETAIL_KEYS = [...COMMIT_KEYS, 'last_pipeline', 'project_id', 'stats', 'status'].sort();
 const DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/;
 

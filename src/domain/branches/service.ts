@@ -18,7 +18,7 @@ import {
 } from '../../git/refs.js';
 import { commitSingleFile, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import { countCommits } from '../../git/smart_http.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import { actingAs, isAdmin, type Actor } from '../auth/actor.js';
 import { apiError, DomainError, forbidden, invalidParams, notFound } from '../errors.js';
 import { ACCESS, VISIBILITY } from '../members/policy.js';
 import { projectAccess, type ProjectAccess } from '../projects/policy.js';
@@ -203,7 +203,7 @@ export async function runDeleteMergedBranches(c: Container, payload: { projectId
   const row = await findProjectById(c.db, payload.projectId);
   const user = await findUserById(c.db, payload.userId);
   if (!row || !user || !row.default_branch) return;
-  const actor: Actor = { user, via: 'personal_access_token', scopes: null, tokenId: null, sudoer: null };
+  const actor = actingAs(user);
   const access = await projectAccess(c, actor, row);
   if (row.archived === 1 || !(isAdmin(actor) || access.level >= ACCESS.DEVELOPER)) return;
   const dir = repositoryDir(c, row.id);

@@ -25,6 +25,7 @@ import { forbidden, invalidParams, recordNotFound, validation } from '../errors.
 import { findProject } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
+import { withMillis } from '../shared/time.js';
 import { deletePipelineBlobs } from './artifacts.js';
 import { cancelRedundantPipelines } from './auto_cancel.js';
 import {
@@ -62,7 +63,6 @@ export const MESSAGES = {
 } as const;
 
 /** A user as the actor of work done on their behalf (pushes, bridges): their own rights, unscoped. */
-export const actorFor = (user: UserRow): Actor => ({ user, via: 'session', scopes: null, tokenId: null, sudoer: null });
 
 // ---- refs, files, commits ----
 
@@ -120,7 +120,6 @@ export async function changedPathsBetween(c: Container, project: ProjectRow, bef
   return r.stdout.toString('utf8').split('\0').filter(Boolean);
 }
 
-const withMillis = (iso: string): string => iso.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?!\.)/, '$1.000');
 
 // ---- planning and creation ----
 

@@ -16,7 +16,7 @@ import {
   type ProtectedBranchRow,
 } from '../../db/repos/protected_branches.js';
 import { findUserById } from '../../db/repos/users.js';
-import type { Actor } from '../auth/actor.js';
+import { actingAs, type Actor } from '../auth/actor.js';
 import { conflict, exactError, forbidden, recordNotFound } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
 import { canAdminProject, projectAccess } from '../projects/policy.js';
@@ -135,7 +135,7 @@ async function entriesOf(
   for (const a of list) {
     if (a.user_id !== undefined) {
       const user = await findUserById(c.db, a.user_id);
-      const level = user ? (await projectAccess(c, { user, via: 'personal_access_token', scopes: null, tokenId: null, sudoer: null }, project)).level : 0;
+      const level = user ? (await projectAccess(c, actingAs(user), project)).level : 0;
       if (level <= ACCESS.NONE) errors.push(`${LABEL[kind]} user is not a member of the project`);
       else out.push({ kind, access_level: null, user_id: a.user_id, group_id: null });
     } else if (a.group_id !== undefined) {
