@@ -44,7 +44,7 @@ export const groupRoutes = [
     summary: 'Create a group (or a subgroup with parent_id)',
     params: T.Object(CreateGroupParams),
     response: GroupDetail,
-    handler: async ({ c, actor, input }) => presentGroupDetail(c, await createGroup(c, actor!, input)),
+    handler: async ({ c, actor, input }) => presentGroupDetail(c, await createGroup(c, actor, input)),
   }),
   route({
     method: 'GET',
@@ -65,7 +65,7 @@ export const groupRoutes = [
     response: GroupDetail,
     handler: async ({ c, actor, input }) => {
       const { id, ...changes } = input;
-      return presentGroupDetail(c, await updateGroup(c, actor!, id, changes));
+      return presentGroupDetail(c, await updateGroup(c, actor, id, changes));
     },
   }),
   route({
@@ -77,7 +77,7 @@ export const groupRoutes = [
     status: 202,
     response: T.Object({ message: T.String() }),
     handler: async ({ c, actor, input }) => {
-      await deleteGroup(c, actor!, input.id);
+      await deleteGroup(c, actor, input.id);
       return { message: '202 Accepted' };
     },
   }),

@@ -37,7 +37,7 @@ function accessTokenRoutesFor(kind: keyof typeof KINDS) {
       params: T.Object(IdParam),
       paginated: true,
       response: ResourceAccessToken,
-      handler: async ({ c, actor, input, page }) => mapPage(await ops.list(c, actor!, input.id, page), presentResourceToken),
+      handler: async ({ c, actor, input, page }) => mapPage(await ops.list(c, actor, input.id, page), presentResourceToken),
     }),
     route({
       method: 'GET',
@@ -46,7 +46,7 @@ function accessTokenRoutesFor(kind: keyof typeof KINDS) {
       summary: `One ${kind} access token (${who})`,
       params: TokenParams,
       response: ResourceAccessToken,
-      handler: async ({ c, actor, input }) => presentResourceToken(await ops.get(c, actor!, input.id, input.token_id)),
+      handler: async ({ c, actor, input }) => presentResourceToken(await ops.get(c, actor, input.id, input.token_id)),
     }),
     route({
       method: 'POST',
@@ -56,7 +56,7 @@ function accessTokenRoutesFor(kind: keyof typeof KINDS) {
       params: CreateParams,
       response: ResourceAccessTokenWithToken,
       handler: async ({ c, actor, input }) => {
-        const { row, token } = await ops.create(c, actor!, input.id, {
+        const { row, token } = await ops.create(c, actor, input.id, {
           name: input.name,
           scopes: input.scopes,
           expires_at: input.expires_at,
@@ -72,7 +72,7 @@ function accessTokenRoutesFor(kind: keyof typeof KINDS) {
       summary: `Revoke a ${kind} access token (its bot user is removed)`,
       params: TokenParams,
       status: 204,
-      handler: async ({ c, actor, input }) => ops.revoke(c, actor!, input.id, input.token_id),
+      handler: async ({ c, actor, input }) => ops.revoke(c, actor, input.id, input.token_id),
     }),
   ];
 }

@@ -19,7 +19,7 @@ import {
 import { commitSingleFile, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import { countCommits } from '../../git/smart_http.js';
 import { actingAs, isAdmin, type Actor } from '../auth/actor.js';
-import { apiError, DomainError, forbidden, invalidParams, notFound } from '../errors.js';
+import { apiError, DomainError, forbidden, notFound } from '../errors.js';
 import { ACCESS, VISIBILITY } from '../members/policy.js';
 import { projectAccess, type ProjectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/service.js';
@@ -145,9 +145,6 @@ const validNewBranch = (name: string): boolean =>
  * old-value check), so of concurrent creations of one name exactly one succeeds.
  */
 export async function createBranch(c: Container, actor: Actor, idOrPath: number | string, name: string, ref: string): Promise<BranchView> {
-  // Grape's allow_blank: false, checked with the other parameters before anything else.
-  const blank = [name === '' ? 'branch is empty' : null, ref === '' ? 'ref is empty' : null].filter((m) => m !== null);
-  if (blank.length) throw invalidParams(blank.join(', '));
   const { row, access } = await findProject(c, actor, idOrPath);
   ensureCanPush(row, access);
   const dir = repositoryDir(c, row.id);

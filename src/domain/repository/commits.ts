@@ -248,8 +248,6 @@ export function decodeContent(content: string, encoding: string): Buffer {
 }
 
 export async function createCommit(c: Container, actor: Actor, idOrPath: number | string, input: CreateCommitInput): Promise<CommitView> {
-  if (input.start_branch !== undefined && input.start_sha !== undefined) throw invalidParams('start_branch, start_sha are mutually exclusive');
-  if (input.branch === '') throw invalidParams('branch is empty');
   const repo = await writableRepository(c, actor, idOrPath);
   const actions = parseActions(input.actions);
   const sha = await commitActions(c, actor, repo, {
