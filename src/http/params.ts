@@ -149,13 +149,11 @@ export function parseParams<T>(schema: TObject, raw: Record<string, unknown>, ru
       if ((sub as any).default !== undefined) out[key] = (sub as any).default;
       continue;
     }
+    given.add(key); // the rules over several parameters look at what was sent, valid or not
     const r = coerce(sub, v);
     if (r instanceof Invalid) errors.push(`${key} ${r.reason}`);
     else if (refusesBlank(sub) && typeof r === 'string' && r.trim() === '') errors.push(`${key} is empty`);
-    else {
-      out[key] = r;
-      given.add(key);
-    }
+    else out[key] = r;
   }
   for (const names of rules.atLeastOneOf ?? []) {
     if (!names.some((n) => given.has(n))) errors.push(`${names.join(', ')} are missing, at least one parameter must be provided`);
