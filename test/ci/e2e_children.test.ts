@@ -3,16 +3,15 @@
 // cancels its running child pipeline (its process gone, its waiting job canceled) even though
 // the bridge had passed; a job canceled before it ran can be erased; retrying a pipeline whose
 // dependent bridge failed triggers a new child pipeline.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { DIALECTS } from '../helpers/build.js';
 import { waitFor } from '../helpers/queue.js';
 import { createPipelineOk, makeCiProject } from '../helpers/ci.js';
-import { alive, testRunner } from './runner_fixtures.js';
-import type { CiRunner } from '../../src/domain/ci/runner.js';
+import { alive, appWithRunner } from './runner_fixtures.js';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-children-'));
 const pidFile = (name: string): string => path.join(scratch, `${name}-${Math.random().toString(36).slice(2)}.pid`);
@@ -26,27 +25,17 @@ const sleeper = (file: string): string => `  script:
 
 for (const dialect of DIALECTS) {
   describe(`CI end to end: child pipelines (${dialect})`, () => {
-    let t: TestApp;
-    let runner: CiRunner;
-
-    before(async () => {
-      t = await buildTestApp(dialect);
-      runner = testRunner(t);
-      runner.start();
-    });
-    after(async () => {
-      await runner.stop();
-      await t.close();
-    });
+    const app = appWithRunner(dialect);
 
     const get = async (projectId: number, p: string) => {
-      const r = await t.get(`/api/v4/projects/${projectId}${p}`);
+      const r = await app().get(`/api/v4/projects/${projectId}${p}`);
       assert.equal(r.status, 200, `${p}: ${r.text}`);
       return r.body;
     };
     const names = (jobs: any[]) => jobs.map((j: any) => j.name).sort();
 
     it('cancels the child pipeline with its parent; lists each pipeline\'s own jobs; erases a job canceled before it ran', async () => {
+      const t = app();
       const parentPid = pidFile('hold');
       const childPid = pidFile('child');
       const { id } = await makeCiProject(t, {
@@ -94,6 +83,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a running job is not erasable', async () => {
+      const t = app();
       const file = pidFile('live');
       const { id } = await makeCiProject(t, `live:\n${sleeper(file)}`);
       const p = await createPipelineOk(t, id);
@@ -107,6 +97,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('retrying a pipeline whose dependent bridge failed triggers a new child pipeline', async () => {
+      const t = app();
       const { id } = await makeCiProject(t, {
         '.service-ci.yml': 'child:\n  trigger:\n    include: child.yml\n    strategy: depend\n',
         'child.yml': 'broken:\n  script: exit 1\n',
