@@ -2,7 +2,7 @@
 // scalars (yes/no/on/off booleans, but `y`/`n` stay strings, dates stay strings), anchors,
 // aliases and `<<` merge keys, duplicate keys (the last wins), the `!reference [job, key]`
 // tag, and syntax errors as "(<unknown>): <problem> at line L column C".
-import { parseAllDocuments, Scalar, YAMLSeq, isSeq, type CollectionTag, type ScalarTag, type Tags } from 'yaml';
+import { parseAllDocuments, Scalar, type Document, YAMLSeq, isSeq, type CollectionTag, type ScalarTag, type Tags } from 'yaml';
 
 /** A `!reference [.job, key, …]` tag, resolved after `extends`. */
 export class ReferenceTag {
@@ -113,7 +113,7 @@ export function loadYaml(text: string): LoadResult {
   return { ok: true, value: first.value, header: null };
 }
 
-function toValue(text: string, doc: ReturnType<typeof parseAllDocuments>[number] & { errors: unknown[] }): { ok: true; value: YamlValue } | { ok: false; error: string } {
+function toValue(text: string, doc: Document.Parsed): { ok: true; value: YamlValue } | { ok: false; error: string } {
   const err = doc.errors[0];
   if (err) {
     const { line, column } = lineColumn(text, err.pos[0]);
