@@ -57,8 +57,12 @@ export async function jobsOf(t: TestApp, pipelineId: number): Promise<Record<str
   return out;
 }
 
+let runnerSeq = 0;
+
+/** A runner with quick polls; each one a runner node of its own (one process, several runners). */
 export function testRunner(t: TestApp, opts: RunnerOptions = {}): CiRunner {
-  return new CiRunner(t.c, { concurrency: 2, pollMs: 50, flushMs: 100, ...opts });
+  runnerSeq += 1;
+  return new CiRunner(t.c, { concurrency: 2, pollMs: 50, flushMs: 100, nodeId: `test-runner-${process.pid}-${runnerSeq}`, ...opts });
 }
 
 export const waitForJob = (t: TestApp, jobId: number, statuses: string[], timeoutMs = 60_000): Promise<JobRow> =>
