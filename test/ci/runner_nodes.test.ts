@@ -16,7 +16,7 @@ import { cancelJob, startJob } from '../../src/domain/ci/state.js';
 import { DIALECTS, ROOT_TOKEN, buildTestApp, freshPostgresUrl, type TestApp } from '../helpers/build.js';
 import { CI_FILE } from '../helpers/ci.js';
 import { startServer, type RunningServer } from '../../bench/server.js';
-import { alive, jobsOf, makePipeline, plannedJob, repoProject, traceText, type RepoProject } from './runner_fixtures.js';
+import { alive, jobsOf, makePipeline, plannedJob, repoProject, serverApi, traceText, type RepoProject } from './runner_fixtures.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -98,17 +98,6 @@ for (const dialect of DIALECTS) {
   });
 }
 
-async function api(s: RunningServer, method: string, url: string, body?: unknown): Promise<any> {
-  const r = await fetch(`${s.url}/api/v4${url}`, {
-    method,
-    headers: { 'private-token': ROOT_TOKEN, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await r.text();
-  if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
-  return r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
-}
-
 /**
  * A CI file whose jobs write their bash pid (their process group) to `<marks>/<job>.pid` and, on
  * their first run, sleep 300 s; a second run (a retry) succeeds at once.
@@ -168,12 +157,12 @@ async function scratch(dialect: string) {
 
 /** Commits the CI file; resolves with the push pipeline's jobs once `names` all run. */
 async function pushAndWaitRunning(s: RunningServer, ci: string, names: string[]) {
-  const project = await api(s, 'POST', '/projects', { name: `crash-${Math.random().toString(36).slice(2, 8)}`, initialize_with_readme: true });
-  await api(s, 'POST', `/projects/${project.id}/repository/commits`, {
+  const project = await serverApi(s, 'POST', '/projects', { name: `crash-${Math.random().toString(36).slice(2, 8)}`, initialize_with_readme: true });
+  await serverApi(s, 'POST', `/projects/${project.id}/repository/commits`, {
     branch: 'main', commit_message: 'ci', actions: [{ action: 'create', file_path: CI_FILE, content: ci }],
   });
   const jobs = await poll('the jobs to run', async () => {
-    const list: any[] = await api(s, 'GET', `/projects/${project.id}/jobs?scope[]=running`);
+    const list: any[] = await serverApi(s, 'GET', `/projects/${project.id}/jobs?scope[]=running`);
     return list.length === names.length ? list : null;
   }, 90_000);
   return { projectId: project.id as number, pipelineId: jobs[0].pipeline.id as number, jobs: Object.fromEntries(jobs.map((j) => [j.name, j])) };
@@ -191,7 +180,7 @@ for (const dialect of DIALECTS) {
         const ci = sleepingCi(d.marks, { plain: '', retried: '  retry:\n    max: 1\n    when: runner_system_failure\n' });
         const { projectId, pipelineId, jobs } = await pushAndWaitRunning(first, ci, ['plain', 'retried']);
         const pids = [await d.pidOf('plain'), await d.pidOf('retried')];
-        await poll('the first output in the log', async () => /first run/.test(await api(first, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}/trace`)), 30_000);
+        await poll('the first output in the log', async () => /first run/.test(await serverApi(first, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}/trace`)), 30_000);
 
         first.proc.kill('SIGKILL');
         assert.equal(await first.exited, 'SIGKILL');
@@ -201,24 +190,24 @@ for (const dialect of DIALECTS) {
         const second = await d.start(node);
         const restarted = Date.now();
         const pipeline = await poll('the pipeline to settle', async () => {
-          const p = await api(second, 'GET', `/projects/${projectId}/pipelines/${pipelineId}`);
+          const p = await serverApi(second, 'GET', `/projects/${projectId}/pipelines/${pipelineId}`);
           return FINISHED.includes(p.status) ? p : null;
         }, 30_000);
         assert.ok(Date.now() - restarted < 30_000);
         assert.equal(pipeline.status, 'failed');
         assert.ok(pipeline.finished_at);
 
-        const plain = await api(second, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}`);
+        const plain = await serverApi(second, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}`);
         assert.deepEqual([plain.status, plain.failure_reason], ['failed', 'runner_system_failure']);
         assert.ok(plain.finished_at);
-        const log = await api(second, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}/trace`);
+        const log = await serverApi(second, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}/trace`);
         assert.match(log, /^first run$/m, 'the log so far is kept');
         assert.match(log, /ERROR: Job failed \(system failure\): the runner node "crash-node" restarted while running this job/);
 
-        const all: any[] = await api(second, 'GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs?include_retried=true`);
+        const all: any[] = await serverApi(second, 'GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs?include_retried=true`);
         const retried = all.filter((j) => j.name === 'retried').sort((x, y) => x.id - y.id);
         assert.deepEqual(retried.map((j) => [j.id === jobs.retried.id, j.status, j.failure_reason ?? null]), [[true, 'failed', 'runner_system_failure'], [false, 'success', null]]);
-        assert.match(await api(second, 'GET', `/projects/${projectId}/jobs/${retried[1].id}/trace`), /^second run$/m);
+        assert.match(await serverApi(second, 'GET', `/projects/${projectId}/jobs/${retried[1].id}/trace`), /^second run$/m);
       } finally {
         await d.cleanup();
       }
@@ -235,28 +224,28 @@ for (const dialect of DIALECTS) {
         const pids = [await d.pidOf('plain'), await d.pidOf('retried')];
         const b = await d.start({ ...lease, ANVIL_NODE_ID: 'node-b' });
         await sleep(3000); // several heartbeats of both: A's lease is live, B leaves A's jobs alone
-        for (const j of [jobs.plain, jobs.retried]) assert.equal((await api(b, 'GET', `/projects/${projectId}/jobs/${j.id}`)).status, 'running');
+        for (const j of [jobs.plain, jobs.retried]) assert.equal((await serverApi(b, 'GET', `/projects/${projectId}/jobs/${j.id}`)).status, 'running');
 
         a.proc.kill('SIGKILL');
         const killed = Date.now();
         await a.exited;
         const plain = await poll('node B to fail the job', async () => {
-          const j = await api(b, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}`);
+          const j = await serverApi(b, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}`);
           return j.status === 'running' ? null : j;
         }, 30_000);
         const tookMs = Date.now() - killed;
         // Within the lease (4 s) and a heartbeat or two; generous for a loaded machine.
         assert.ok(tookMs < 20_000, `took ${tookMs} ms`);
         assert.deepEqual([plain.status, plain.failure_reason], ['failed', 'runner_system_failure']);
-        assert.match(await api(b, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}/trace`), /the runner node "node-a" stopped renewing its lease while running this job/);
+        assert.match(await serverApi(b, 'GET', `/projects/${projectId}/jobs/${jobs.plain.id}/trace`), /the runner node "node-a" stopped renewing its lease while running this job/);
         for (const pid of pids) await poll(`job process ${pid} to end`, async () => !alive(pid), 15_000);
 
         const pipeline = await poll('the pipeline to settle', async () => {
-          const p = await api(b, 'GET', `/projects/${projectId}/pipelines/${pipelineId}`);
+          const p = await serverApi(b, 'GET', `/projects/${projectId}/pipelines/${pipelineId}`);
           return FINISHED.includes(p.status) ? p : null;
         }, 60_000);
         assert.equal(pipeline.status, 'failed');
-        const all: any[] = await api(b, 'GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs?include_retried=true`);
+        const all: any[] = await serverApi(b, 'GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs?include_retried=true`);
         const retried = all.filter((j) => j.name === 'retried').sort((x, y) => x.id - y.id);
         assert.deepEqual(retried.map((j) => [j.status, j.failure_reason ?? null]), [['failed', 'runner_system_failure'], ['success', null]]);
       } finally {
