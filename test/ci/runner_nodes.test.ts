@@ -16,7 +16,8 @@ import { cancelJob, startJob } from '../../src/domain/ci/state.js';
 import { DIALECTS, ROOT_TOKEN, buildTestApp, freshPostgresUrl, type TestApp } from '../helpers/build.js';
 import { CI_FILE } from '../helpers/ci.js';
 import { startServer, type RunningServer } from '../../bench/server.js';
-import { alive, jobsOf, makePipeline, plannedJob, repoProject, serverApi, traceText, type RepoProject } from './runner_fixtures.js';
+import { waitFor } from '../helpers/queue.js';
+import { alive, jobsOf, makePipeline, plannedJob, repoProject, serverApi, testRunner, traceText, type RepoProject } from './runner_fixtures.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -94,6 +95,30 @@ for (const dialect of DIALECTS) {
       assert.equal((await findJob(t.c.db, jobs.live!.id))!.status, 'running');
       assert.equal((await findJob(t.c.db, jobs.recent!.id))!.status, 'running');
       for (const j of [jobs.live!, jobs.recent!, retry]) await cancelJob(t.c, j.id);
+    });
+
+    it('a process that joins under a running node\'s id fails that node\'s jobs at once (their processes end); the displaced runner stops taking jobs', async () => {
+      const runner = testRunner(t, { nodeId: 'shared-node', heartbeatMs: 100 });
+      runner.start();
+      try {
+        const p = await makePipeline(t, rp, [plannedJob('long', { script: ['echo $$ > pid', 'echo started', 'sleep 300'] })]);
+        const { long } = await jobsOf(t, p.id);
+        const pidFile = path.join(t.c.config.dataDir, 'ci', 'builds', String(long!.id), 'pid');
+        const pid = Number(await waitFor('the job to start', () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() || null : null), 60_000));
+        // The same node id, another boot: the node restarted, as far as the database can tell.
+        await joinNode(t.c, { nodeId: 'shared-node', bootId: 'another-boot' }, 60_000);
+        assert.equal(await failOrphanedJobs(t.c), 1);
+        const failed = (await findJob(t.c.db, long!.id))!;
+        assert.deepEqual([failed.status, failed.failure_reason], ['failed', 'runner_system_failure']);
+        await waitFor('the job process to end', () => !alive(pid), 15_000);
+        const next = await makePipeline(t, rp, [plannedJob('after')]);
+        const { after: later } = await jobsOf(t, next.id);
+        await sleep(1000); // ten heartbeats and polls of the displaced runner
+        assert.equal((await findJob(t.c.db, later!.id))!.status, 'pending', 'the displaced runner took no job');
+        await cancelJob(t.c, later!.id);
+      } finally {
+        await runner.stop();
+      }
     });
   });
 }
