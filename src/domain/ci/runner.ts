@@ -41,9 +41,8 @@ import { BUILT_IN_RUNNER_ID, finishJob, jobPlan, promoteScheduledJobs, startJob,
 import { foldTrace, readTrace, TraceWriter } from './traces.js';
 import { pipelineVariables, predefinedVariables } from './variables.js';
 import { Sleepers } from '../shared/sleepers.js';
+import { jobTimeoutSeconds } from './timeout.js';
 
-/** The project's build_timeout when the project has none (the reference's default, 1 hour). */
-export const DEFAULT_BUILD_TIMEOUT_S = 3600;
 export const RUNNER_DESCRIPTION = 'Anvil built-in runner';
 
 export interface RunnerOptions {
@@ -78,14 +77,6 @@ type Ending =
 const RED = '\x1b[31;1m';
 const GREEN = '\x1b[32;1m';
 const RESET = '\x1b[0;m';
-
-/** The seconds a job may run: its own `timeout:`, else the project's build_timeout, else 1 hour. */
-export function jobTimeoutSeconds(plan: Pick<PlannedJob, 'timeout'>, project: ProjectRow | null): number {
-  if (plan.timeout && plan.timeout > 0) return plan.timeout;
-  // build_timeout is not a column yet; read it when it becomes one.
-  const projectTimeout = (project as { build_timeout?: unknown } | null)?.build_timeout;
-  return typeof projectTimeout === 'number' && projectTimeout > 0 ? projectTimeout : DEFAULT_BUILD_TIMEOUT_S;
-}
 
 /** Whether the artifacts' `when` applies to the job's outcome. */
 const artifactsApply = (spec: ArtifactsSpec, succeeded: boolean): boolean =>

@@ -14,7 +14,7 @@ import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { joinRunnerNode, orphanedBuildsAfter, renewRunnerNode, type OrphanedBuild, type RunnerNodeId } from '../../db/repos/ci_runner.js';
 import { finishJob, jobPlan, type JobOutcome } from './state.js';
 import { foldTrace, TraceWriter } from './traces.js';
-import { jobTimeoutSeconds } from './runner.js';
+import { jobTimeoutSeconds } from './timeout.js';
 
 export type { RunnerNodeId } from '../../db/repos/ci_runner.js';
 
