@@ -42,7 +42,9 @@ class CodeMigrationProvider implements MigrationProvider {
 
 /** Brings the schema up to date; safe to run from several processes at once (Kysely locks). */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new CodeMigrationProvider() });
+  // Areas built side by side number their migrations apart, and each touches only its own tables,
+  // so a database that ran a later number first still takes an earlier one that lands after it.
+  const migrator = new Migrator({ db, provider: new CodeMigrationProvider(), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
