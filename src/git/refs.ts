@@ -102,22 +102,28 @@ export async function commitInfo(dir: string, rev: string): Promise<CommitInfo |
   };
 }
 
-/** Of the named branches, those whose tip is reachable from `target` (merged into it); one git run. */
+/**
+ * Of the named branches, those merged into `target` as the reference counts it: the tip is
+ * reachable from target's head and is not that head itself (a branch just created from the
+ * default branch, or the default branch, is not merged). One git run.
+ */
 export async function mergedInto(dir: string, target: string, names: string[]): Promise<Set<string>> {
   if (names.length === 0) return new Set();
   const patterns = names.map((n) => HEADS + safeArg(n, 'branch'));
-  const r = await git(['for-each-ref', `--merged=${HEADS}${safeArg(target, 'branch')}`, '--format=%(refname)', '--', ...patterns], {
+  const targetRef = HEADS + safeArg(target, 'branch');
+  // The target's own line comes first (its objectname marks "same head"), then the candidates.
+  const r = await git(['for-each-ref', `--merged=${targetRef}`, '--format=%(objectname) %(refname)', '--', targetRef, ...patterns], {
     gitDir: dir,
     okCodes: [128, 129],
   });
   if (r.code !== 0) return new Set(); // no such target (empty repository): nothing is merged
-  return new Set(
-    r.stdout
-      .toString('utf8')
-      .split('\n')
-      .filter((l) => l.startsWith(HEADS))
-      .map((l) => l.slice(HEADS.length)),
-  );
+  const lines = r.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => ({ sha: l.slice(0, l.indexOf(' ')), ref: l.slice(l.indexOf(' ') + 1) }));
+  const head = lines.find((l) => l.ref === targetRef)?.sha;
+  return new Set(lines.filter((l) => l.ref.startsWith(HEADS) && l.sha !== head).map((l) => l.ref.slice(HEADS.length)));
 }
 
 /** True when `ancestor` is reachable from `descendant` (a fast-forward). */
