@@ -108,7 +108,7 @@ export async function commitInfo(dir: string, rev: string): Promise<CommitInfo |
  * default branch, or the default branch, is not merged). One git run.
  */
 export async function mergedInto(dir: string, target: string, names: string[]): Promise<Set<string>> {
-  if (names.length === 0) return new Set();
+  if (names.length === 0 || !isValidBranchName(target)) return new Set();
   const patterns = names.map((n) => HEADS + safeArg(n, 'branch'));
   const targetRef = HEADS + safeArg(target, 'branch');
   // The target's own line comes first (its objectname marks "same head"), then the candidates.
