@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { DIALECTS, type TestApp } from '../helpers/build.js';
 import { GO_PATH, goGitlabSkip } from '../helpers/clients.js';
-import { freePort } from '../helpers/git.js';
+import { listeningTestApp } from '../helpers/git.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -34,10 +34,7 @@ describe('go-gitlab settings client', { skip }, () => {
       let t: TestApp;
       let url: string;
       before(async () => {
-        const port = await freePort();
-        url = `http://127.0.0.1:${port}`;
-        t = await buildTestApp(dialect, { ANVIL_EXTERNAL_URL: url });
-        await t.app.listen({ port, host: '127.0.0.1' });
+        ({ t, url } = await listeningTestApp(dialect));
       });
       after(async () => t.close());
 

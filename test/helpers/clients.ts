@@ -22,3 +22,4 @@ export function goGitlabSkip(): string | false {
   if (process.env.CI) throw new Error('go or go-gitlab is missing; .ci/run installs golang-go and golang-github-xanzy-go-gitlab-dev');
   return 'go or go-gitlab is not installed here (apt-get install golang-go golang-github-xanzy-go-gitlab-dev)';
 }
+
