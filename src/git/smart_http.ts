@@ -2,8 +2,7 @@
 // receive-pack. The HTTP layer pipes request bodies into these processes and their output into
 // the reply; nothing here holds a pack in memory.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { git, gitStream, gitText, safeArg } from './git.js';
-import { ZERO_SHA } from './repository.js';
+import { gitStream, gitText } from './git.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
