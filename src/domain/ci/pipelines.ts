@@ -177,6 +177,11 @@ export async function planAndCreate(c: Container, req: PlanRequest): Promise<Pla
       files ??= ((await listTree(dir, ref.sha, '', true)) ?? []).filter((e) => e.type === 'blob').map((e) => e.path);
       return files;
     },
+    changedSince: async (rev) => {
+      // A ref git would refuse (a leading '-', a NUL) names nothing: resolveRevision answers null.
+      const base = await resolveRevision(dir, rev);
+      return base === null ? null : diffPaths(dir, base, ref.sha);
+    },
   };
   let result: PlanResult;
   try {
