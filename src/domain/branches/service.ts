@@ -1,7 +1,7 @@
 // Branches of a project's repository: list (search, pages), get, HEAD, create, delete, and
 // "delete merged branches" in the background. Every ref change goes through checkRefUpdates
 // first and publishRefChanges after, like a push.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
 import { GitError } from '../../git/git.js';
@@ -22,7 +22,7 @@ import { isAdmin, type Actor } from '../auth/actor.js';
 import { DomainError, exactError, forbidden, invalidParams, notFound } from '../errors.js';
 import { ACCESS, VISIBILITY } from '../members/policy.js';
 import { projectAccess, type ProjectAccess } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
 import { canPushToBranch, developersCan, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
 import { checkRefUpdates, type RefUpdate } from '../repository/protection.js';
 import { publishRefChanges } from '../repository/ref_changes.js';
@@ -236,6 +236,3 @@ export async function runDeleteMergedBranches(c: Container, payload: { projectId
   }
 }
 
-export function registerBranchJobs(c: Container): void {
-  c.queue.register(DELETE_MERGED_BRANCHES_JOB, (payload: { projectId: number; userId: number }) => runDeleteMergedBranches(c, payload));
-}

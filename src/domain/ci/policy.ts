@@ -11,13 +11,13 @@
 //   reference's destroy_pipeline is owner-only).
 // The CI feature (`builds_access_level`) `disabled` turns all of it off; `private` keeps it for members.
 // An invisible project is 404 'Project'; a visible one whose CI the actor may not use is 403.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { ACCESS, VISIBILITY } from '../members/policy.js';
 import { projectAccess, type ProjectAccess } from '../projects/policy.js';
-import type { FoundProject } from '../projects/service.js';
+import type { FoundProject } from '../projects/find.js';
 import { canPushToBranch, anyEntryAllows, entriesFor, loadProtection, matchingRules } from '../protected_branches/policy.js';
 
 export interface CiAccess {

@@ -25,8 +25,8 @@ import type { ArtifactsSpec, PlannedJob } from '../../ci/config/types.js';
 import { extractCoverage } from '../../ci/reports/coverage.js';
 import { executeJob, finalLine } from '../../ci/runner/execute.js';
 import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js';
-import type { Container } from '../../container.js';
-import { findJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
+import type { Container } from '../context.js';
+import { findCiJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { runningBuildsAfter } from '../../db/repos/ci_runner.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
@@ -208,7 +208,7 @@ export class CiRunner {
         flushMs: this.opts.flushMs,
         // A cancel made on another node (or a job failed as stuck) is seen here within a flush.
         onTick: async () => {
-          const now = await findJob(this.c.db, job.id);
+          const now = await findCiJob(this.c.db, job.id);
           if (!now || now.status !== 'running') entry.abort.abort('canceled' satisfies StopReason);
         },
       });
@@ -457,7 +457,7 @@ export class CiRunner {
     for (const name of names) {
       const id = /^(\d+)(\.tmp)?$/.exec(name)?.[1];
       if (!id || this.running.has(Number(id))) continue;
-      const job = await findJob(this.c.db, Number(id)).catch(() => null);
+      const job = await findCiJob(this.c.db, Number(id)).catch(() => null);
       if (job === null || job?.status === 'running') continue;
       await removeWorkspace(path.join(builds, name)).catch(() => undefined);
     }
@@ -478,7 +478,7 @@ export class CiRunner {
           if (!projects.has(j.project_id)) projects.set(j.project_id, (await findProjectById(this.c.db, j.project_id)) ?? null);
           const timeoutS = jobTimeoutSeconds(jobPlan(j), projects.get(j.project_id)!);
           if (Date.parse(j.started_at) + timeoutS * 1000 + this.opts.staleGraceMs > now) continue;
-          if ((await findJob(this.c.db, j.id))?.status !== 'running') continue;
+          if ((await findCiJob(this.c.db, j.id))?.status !== 'running') continue;
           const trace = await TraceWriter.open(this.c, j.id, { flushMs: 60_000 });
           trace.note(`${RED}ERROR: Job failed: the runner of this job stopped without finishing it (stuck or timed out)${RESET}`);
           await trace.close();

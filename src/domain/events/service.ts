@@ -1,7 +1,7 @@
 // Activity events: what users did in projects. `recordEvent` is the one way any area records
 // one; the three lists show only events the caller may see, and never those older than three
 // years (a daily job deletes them).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { pendingJobExists } from '../../db/repos/background_jobs.js';
 import {
   eventAuthors,
@@ -19,7 +19,7 @@ import { isAdmin, type Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
 import { ACCESS, VISIBILITY, relatedGroupIds } from '../members/policy.js';
 import { visibleLevelsFor, type ProjectAccess } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';
 import { canReadProfile } from '../users/policy.js';
@@ -282,7 +282,7 @@ export function actionName(e: EventRow, push: PushPayloadRow | null): string {
 // ---- pruning ----
 
 export const EVENTS_PRUNE_JOB = 'events_prune';
-const DAY_MS = 86_400_000;
+export const EVENTS_PRUNE_EVERY_MS = 86_400_000;
 const PRUNE_BATCH = 1000;
 
 /** Deletes every event older than the retention period, in batches; returns how many went. */
@@ -300,16 +300,4 @@ export async function pruneOldEvents(c: Container, now = new Date()): Promise<nu
 export async function scheduleEventsPrune(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
   if (await pendingJobExists(c.db, EVENTS_PRUNE_JOB, exceptJobId)) return;
   await c.queue.enqueue(EVENTS_PRUNE_JOB, {}, { runAt });
-}
-
-/**
- * Registers the daily prune. Each run deletes old events and queues the next one a day later;
- * a node with workers makes sure one is queued when it starts. Running twice deletes nothing more.
- */
-export async function registerEventJobs(c: Container): Promise<void> {
-  c.queue.register(EVENTS_PRUNE_JOB, async (_payload, job) => {
-    await pruneOldEvents(c);
-    await scheduleEventsPrune(c, new Date(Date.now() + DAY_MS), job.id);
-  });
-  if (c.config.queueWorkers > 0) await scheduleEventsPrune(c, new Date(Date.now() + 60_000));
 }

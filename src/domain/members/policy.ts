@@ -1,7 +1,7 @@
 // Roles, visibility and who may do what in a group, shared by every area that has members.
 // Membership is inherited downwards: a member of a group has (at least) the same role in every
 // group below it, and, once projects exist, in their projects. Expired memberships count for nothing.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   findNamespaceById,
   findNamespacesByFullPaths,

@@ -1,6 +1,6 @@
 // Members of a group or a project: one function per operation. A source is named by its kind
 // and id or path; resolveSource finds it, checks the caller may see it and says who may manage it.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import {
   countOwners,
@@ -19,8 +19,8 @@ import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { conflict, exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
 import { recordEvent } from '../events/service.js';
-import { findGroup } from '../groups/service.js';
-import { findProject } from '../projects/service.js';
+import { findGroup } from '../groups/find.js';
+import { findProject } from '../projects/find.js';
 import { sharedGroupChainIds } from '../projects/shared_access.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';

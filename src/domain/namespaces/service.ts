@@ -1,5 +1,5 @@
 // Namespaces: the user's own namespace and groups, read-only here (groups change through /groups).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { countDistinctUsers, groupMembershipsOf } from '../../db/repos/members.js';
 import { findNamespaceByFullPath, findNamespaceById, findSelfAndDescendants, pageNamespaces, type NamespaceRow } from '../../db/repos/namespaces.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';

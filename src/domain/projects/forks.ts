@@ -5,7 +5,7 @@
 // repository is copied in the background: the job `project_fork_repository` (runForkRepository
 // below) is the one place where the git work goes; until it has run the fork's import_status is
 // `scheduled`, as the reference's forks are while their repository is being copied.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { initBare } from '../../git/repository.js';
 import { copyProjectRepository, repositoryDir } from '../repository/service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
@@ -15,7 +15,7 @@ import { findProjectById, projectTaken } from '../../db/repos/projects.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { badRequest, conflict, exactError, forbidden, notFound, notModified } from '../errors.js';
 import { recordEvent } from '../events/service.js';
-import { findGroup } from '../groups/service.js';
+import { findGroup } from '../groups/find.js';
 import { pathErrors } from '../groups/validation.js';
 import { ACCESS, VISIBILITY, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -24,7 +24,8 @@ import { randomToken } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
 import { personalProjectsLimitError } from './limits.js';
 import { canAdminProject, canCreateProjectIn, isProjectOwner } from './policy.js';
-import { findProject, listWith, nameErrors, projectSettings, view, type ListProjectsInput, type ProjectView } from './service.js';
+import { listWith, nameErrors, projectSettings, view, type ListProjectsInput, type ProjectView } from './service.js';
+import { findProject } from './find.js';
 
 export const FORK_REPOSITORY_JOB = 'project_fork_repository';
 

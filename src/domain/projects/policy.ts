@@ -1,7 +1,7 @@
 // Who may do what with a project (the reference's ProjectPolicy, in the parts Anvil has so far).
 // Roles come from the members policy: a direct project membership, the owner of a personal
 // namespace, or a membership in the project's group or a group above it, whichever is highest.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { NamespaceRow } from '../../db/repos/namespaces.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { isAdmin, type Actor } from '../auth/actor.js';

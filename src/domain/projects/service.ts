@@ -1,5 +1,5 @@
 // Projects: one function per operation. Rules here; SQL in db/repos/projects.ts.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { canReadProfile } from '../users/policy.js';
 import type { RepositoryStatisticsRow } from '../../db/repos/repository_statistics.js';
 import { repositoryStatistics } from '../repository/statistics.js';
@@ -16,9 +16,6 @@ import {
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
 import {
-  findProjectByFullPath,
-  findProjectById,
-  findProjectByRedirect,
   findProjectsByIds,
   insertProject,
   pageProjects,
@@ -36,7 +33,7 @@ import { isAdmin, type Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
 import { recordEvent } from '../events/service.js';
-import { findGroup, withFullNames } from '../groups/service.js';
+import { findGroup, withFullNames } from '../groups/find.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
 import { ACCESS, VISIBILITY, accessLevelInGroup, relatedGroupIds, visibilityName, type VisibilityName } from '../members/policy.js';
@@ -47,10 +44,10 @@ import {
   canAdminProject,
   canCreateProjectIn,
   isProjectOwner,
-  projectAccess,
   visibleLevelsFor,
   type ProjectAccess,
 } from './policy.js';
+import { findProject } from './find.js';
 import { personalProjectsLimitError } from './limits.js';
 import { sharedAccessLevels, visibleSharedGroups, type SharedGroupView } from './shared_access.js';
 
@@ -187,38 +184,6 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
 }
 
 export const view = async (c: Container, actor: Actor | null, row: ProjectRow, opts: ViewOptions) => (await buildViews(c, actor, [row], opts))[0];
-
-// ---- finding one project ----
-
-const PROJECT_NOT_FOUND = () => notFound('Project');
-
-/** `group/sub/project` → the project in that namespace, whatever the stored full path says. */
-async function findByPath(c: Container, fullPath: string): Promise<ProjectRow | undefined> {
-  const cut = fullPath.lastIndexOf('/');
-  if (cut > 0) {
-    const ns = await findNamespaceByFullPath(c.db, fullPath.slice(0, cut));
-    if (ns) {
-      const p = await findProjectByFullPath(c.db, `${ns.full_path}/${fullPath.slice(cut + 1)}`);
-      if (p && p.namespace_id === ns.id) return p;
-    }
-  }
-  return (await findProjectByFullPath(c.db, fullPath)) ?? (await findProjectByRedirect(c.db, fullPath));
-}
-
-export interface FoundProject {
-  row: ProjectRow;
-  access: ProjectAccess;
-}
-
-/** A project by id or full path (old paths redirect) that the actor may see; else 404 Project Not Found. */
-export async function findProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
-  const s = String(idOrPath);
-  const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
-  if (!row) throw PROJECT_NOT_FOUND();
-  const access = await projectAccess(c, actor, row);
-  if (!access.canRead) throw PROJECT_NOT_FOUND();
-  return { row, access };
-}
 
 export async function getProject(
   c: Container,

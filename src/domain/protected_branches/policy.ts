@@ -5,7 +5,7 @@
 // characters (anchored at both ends), matches it. Every matching rule counts, exact names first:
 // an action is allowed when ANY matching rule's entries allow it (the reference's "most
 // permissive rule wins"); force pushes likewise when any matching rule allows them.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { accessEntriesOf, protectedBranchesOf, type AccessEntryRow, type ProtectedBranchRow } from '../../db/repos/protected_branches.js';
 import type { ProjectRow } from '../../db/repos/projects.js';

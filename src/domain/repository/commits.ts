@@ -2,7 +2,7 @@
 // the commit readers. Every commit goes through checkRefUpdates before its branch moves and
 // through publishRefChanges after; the branch moves by compare-and-swap, and a commit that lost
 // a race with another change of the branch is rebuilt on the new head, so none is ever lost.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import {
   ActionError,
@@ -25,7 +25,7 @@ import type { Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams, notFound } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
 import { ensureWritable, projectAccess, visibleLevelsFor } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { checkRefUpdates } from './protection.js';
 import { publishRefChanges } from './ref_changes.js';

@@ -3,7 +3,7 @@
 // protection checks and the same published ref change.
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { finished, gitStream } from '../../git/git.js';
 import { blobAt, lastCommitFor, readBlob, readCommit } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';

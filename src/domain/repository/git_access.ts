@@ -3,7 +3,7 @@
 // project, group, impersonation or OAuth) — or the account password while the setting
 // password_authentication_enabled_for_git allows it. CI job tokens (user `service-ci-token`)
 // belong here too, with the CI area.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserByEmail, findUserByUsername } from '../../db/repos/users.js';
 import type { GitService } from '../../git/smart_http.js';
@@ -11,7 +11,7 @@ import type { Actor } from '../auth/actor.js';
 import { authenticate } from '../auth/service.js';
 import { JOB_TOKEN_GIT_USERNAMES } from '../ci/job_token.js';
 import { DomainError, exactError, forbidden, unauthorized } from '../errors.js';
-import { findProject } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
 import { verifyPassword } from '../shared/secrets.js';
 import { getSettings } from '../settings/service.js';
 import { checkRefUpdates } from './protection.js';

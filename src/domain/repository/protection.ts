@@ -1,7 +1,7 @@
 // THE check for every ref change, whatever its path (git push over HTTP, commits API, files API,
 // branch create/delete API). Callers collect the updates and call checkRefUpdates before git
 // moves any ref; a refusal throws forbidden(<message shown to the user>) and changes nothing.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { branchesContaining, diffPaths, fileAt, HEADS } from '../../git/refs.js';
 import { ZERO_SHA } from '../../git/repository.js';
