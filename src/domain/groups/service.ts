@@ -25,6 +25,7 @@ import {
   canCreateSubgroup,
   relatedGroupIds,
   visibilityName,
+  visibleLevelsFor,
   type VisibilityName,
 } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -92,7 +93,7 @@ export async function listGroups(
     visible = { all: true };
   } else {
     const related = (await relatedGroupIds(c, actor.user.id)).all;
-    const min = allAvailable ? (actor.user.external === 1 ? VISIBILITY.public : VISIBILITY.internal) : null;
+    const min = allAvailable ? Math.min(...visibleLevelsFor(actor)) : null;
     visible = { all: false, minVisibility: min, ids: related };
   }
 

@@ -12,10 +12,10 @@ import { isUniqueViolation } from '../../db/dialect.js';
 import { findNamespaceByFullPath, findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
 import { insertFork, linkFork, setImportStatus, unlinkFork } from '../../db/repos/project_forks.js';
 import { findProjectById, projectTaken } from '../../db/repos/projects.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import type { Actor } from '../auth/actor.js';
 import { badRequest, conflict, exactError, forbidden, notFound, notModified } from '../errors.js';
 import { recordEvent } from '../events/service.js';
-import { findGroup } from '../groups/find.js';
+import { findNamespace } from '../namespaces/find.js';
 import { pathErrors } from '../groups/validation.js';
 import { ACCESS, VISIBILITY, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -40,24 +40,6 @@ export interface ForkInput {
   visibility?: VisibilityName;
 }
 
-/**
- * A namespace the caller may see, by id or full path (the reference's find_namespace!): a group
- * they can read, or their own personal namespace (admins: any). Otherwise 404 Namespace Not Found.
- */
-async function findVisibleNamespace(c: Container, actor: Actor, idOrPath: number | string): Promise<NamespaceRow> {
-  const s = String(idOrPath);
-  const ns = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
-  if (!ns) throw notFound('Namespace');
-  if (ns.kind === 'group') {
-    await findGroup(c, actor, ns.id).catch(() => {
-      throw notFound('Namespace');
-    });
-  } else if (ns.owner_id !== actor.user.id && !isAdmin(actor)) {
-    throw notFound('Namespace');
-  }
-  return ns;
-}
-
 /** The highest visibility level at or below `level` that the instance does not restrict (else private). */
 function closestAllowedLevel(level: number, restricted: number[]): number {
   for (const l of [VISIBILITY.public, VISIBILITY.internal, VISIBILITY.private]) {
@@ -72,9 +54,9 @@ export async function forkProject(c: Container, actor: Actor, idOrPath: number |
   const { row: source } = await findProject(c, actor, idOrPath);
 
   let target: NamespaceRow | undefined;
-  if (input.namespace_id !== undefined) target = await findVisibleNamespace(c, actor, input.namespace_id);
-  else if (input.namespace_path) target = await findVisibleNamespace(c, actor, input.namespace_path);
-  else if (input.namespace) target = await findVisibleNamespace(c, actor, input.namespace);
+  if (input.namespace_id !== undefined) target = (await findNamespace(c, actor, input.namespace_id)).row;
+  else if (input.namespace_path) target = (await findNamespace(c, actor, input.namespace_path)).row;
+  else if (input.namespace) target = (await findNamespace(c, actor, input.namespace)).row;
   else if (actor.user.namespace_id !== null) target = await findNamespaceById(c.db, actor.user.namespace_id);
   // The fork targets are the caller's namespace and the groups where they may create projects.
   if (!target || !(await canCreateProjectIn(c, actor, target))) throw notFound('Target Namespace');

@@ -34,17 +34,18 @@ import { exactError, forbidden, invalidParams, notFound, validation } from '../e
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
 import { recordEvent } from '../events/service.js';
 import { findGroup, withFullNames } from '../groups/find.js';
+import { findNamespace } from '../namespaces/find.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
-import { ACCESS, VISIBILITY, accessLevelInGroup, relatedGroupIds, visibilityName, type VisibilityName } from '../members/policy.js';
+import { ACCESS, VISIBILITY, accessLevelInGroup, relatedGroupIds, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { randomToken } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
 import {
+  accessFor,
   canAdminProject,
   canCreateProjectIn,
   isProjectOwner,
-  visibleLevelsFor,
   type ProjectAccess,
 } from './policy.js';
 import { findProject } from './find.js';
@@ -124,7 +125,6 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
   }
   const topics = await topicsOf(c.db, rows.map((r) => r.id));
 
-  const admin = isAdmin(actor);
   const direct = new Map<number, number>();
   const nsLevel = new Map<number, number>();
   const groupLevel = new Map<number, number>();
@@ -154,16 +154,7 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
     const namespace = namespaces.get(row.namespace_id)!;
     const own = direct.get(row.id) ?? null;
     const level = Math.max(own ?? 0, nsLevel.get(row.namespace_id) ?? 0, shared.get(row.id) ?? 0);
-    const access: ProjectAccess = {
-      level,
-      admin,
-      signedIn: actor !== null,
-      canRead:
-        admin ||
-        level >= ACCESS.GUEST ||
-        row.visibility_level >= VISIBILITY.public ||
-        (actor !== null && visibleLevelsFor(actor).includes(row.visibility_level)),
-    };
+    const access = accessFor(actor, row, level);
     return {
       row,
       namespace,
@@ -501,17 +492,7 @@ export async function transferProject(c: Container, actor: Actor, idOrPath: numb
   const { row, access } = await findProject(c, actor, idOrPath);
   if (!isProjectOwner(access)) throw forbidden();
 
-  const s = String(namespace);
-  const target = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
-  if (!target) throw notFound('Namespace');
-  if (target.kind === 'group') {
-    // A group the caller cannot see is not found, as the reference's find_namespace! has it.
-    await findGroup(c, actor, target.id).catch(() => {
-      throw notFound('Namespace');
-    });
-  } else if (target.owner_id !== actor.user.id && !isAdmin(actor)) {
-    throw notFound('Namespace');
-  }
+  const { row: target } = await findNamespace(c, actor, namespace);
 
   if (target.id === row.namespace_id) throw transferFailed('Project is already in this namespace.');
   if (!(await canCreateProjectIn(c, actor, target))) throw transferFailed("You don't have permission to transfer projects into that namespace.");
