@@ -12,6 +12,7 @@ import { authenticate } from '../auth/service.js';
 import { JOB_TOKEN_GIT_USERNAMES } from '../ci/job_token.js';
 import { DomainError, exactError, forbidden, unauthorized } from '../errors.js';
 import { findProject } from '../projects/find.js';
+import { canReadCode, type ProjectAccess } from '../projects/policy.js';
 import { verifyPassword } from '../shared/secrets.js';
 import { getSettings } from '../settings/service.js';
 import { checkRefUpdates } from './protection.js';
@@ -69,8 +70,9 @@ export async function gitAccess(c: Container, actor: Actor | null, fullPath: str
   if (settings.enabled_git_access_protocol === 'ssh') throw forbidden('Git access over HTTP is not allowed');
   if (!fullPath.includes('/')) throw actor ? notFoundForGit() : unauthorized();
   let project: ProjectRow;
+  let access: ProjectAccess;
   try {
-    project = (await findProject(c, actor, fullPath)).row;
+    ({ row: project, access } = await findProject(c, actor, fullPath));
   } catch (e) {
     if (e instanceof DomainError && e.detail.kind === 'not_found') throw actor ? notFoundForGit() : unauthorized();
     throw e;
@@ -84,6 +86,7 @@ export async function gitAccess(c: Container, actor: Actor | null, fullPath: str
   }
   if (service === 'git-upload-pack') {
     if (actor?.scopes && !actor.scopes.some((s) => READ_SCOPES.includes(s))) throw forbidden('You are not allowed to download code.');
+    if (!canReadCode(access)) throw forbidden('You are not allowed to download code from this project.');
     return { project, dir };
   }
   if (!actor) throw unauthorized();
