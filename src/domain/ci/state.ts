@@ -12,6 +12,7 @@ import {
 import {
   findPipeline, insertPipeline, updatePipeline, withPipelineLock, type NewJob, type PipelineRow,
 } from '../../db/repos/ci_pipelines.js';
+import type { RunnerNodeId } from '../../db/repos/ci_runner.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { badRequest, forbidden } from '../errors.js';
@@ -214,9 +215,10 @@ function busySeconds(jobs: JobRow[]): number | null {
 
 /**
  * A runner takes a pending build: pending → running with a fresh job token (only its digest is
- * stored). Null when the job is no longer pending (another runner took it, or it was canceled).
+ * stored), owned by the runner's node and boot (runner_nodes.ts). Null when the job is no longer
+ * pending (another runner took it, or it was canceled).
  */
-export async function startJob(c: Container, jobId: number): Promise<{ job: JobRow; token: string } | null> {
+export async function startJob(c: Container, jobId: number, node?: RunnerNodeId): Promise<{ job: JobRow; token: string } | null> {
   const { token, digest } = newJobToken();
   const now = nowIso();
   const current = await findCiJob(c.db, jobId);
@@ -227,6 +229,8 @@ export async function startJob(c: Container, jobId: number): Promise<{ job: JobR
     updated_at: now,
     queued_duration: current.queued_at ? (Date.parse(now) - Date.parse(current.queued_at)) / 1000 : 0,
     runner_id: BUILT_IN_RUNNER_ID,
+    runner_node_id: node?.nodeId ?? null,
+    runner_boot_id: node?.bootId ?? null,
     token_digest: digest,
   });
   if (!job) return null;
