@@ -5,7 +5,7 @@ import { findNamespaceByFullPath } from '../../db/repos/namespaces.js';
 import { findProjectByFullPath, findProjectById, findProjectByRedirect, type ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { notFound } from '../errors.js';
-import { projectAccess, type ProjectAccess } from './policy.js';
+import { canReadProject, projectAccess, type ProjectAccess } from './policy.js';
 
 const PROJECT_NOT_FOUND = () => notFound('Project');
 
@@ -33,6 +33,6 @@ export async function findProject(c: Container, actor: Actor | null, idOrPath: n
   const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
   if (!row) throw PROJECT_NOT_FOUND();
   const access = await projectAccess(c, actor, row);
-  if (!access.canRead) throw PROJECT_NOT_FOUND();
+  if (!canReadProject(access)) throw PROJECT_NOT_FOUND();
   return { row, access };
 }
