@@ -351,6 +351,8 @@ export interface CiPipelinesTable {
   coverage: string | null;
   parent_pipeline_id: number | null;
   parent_job_id: number | null;
+  /** `workflow:name`, not in the 15.1 API. */
+  name: string | null;
   commit_message: string | null;
   commit_author_name: string | null;
   commit_author_email: string | null;

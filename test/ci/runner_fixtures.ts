@@ -2,6 +2,7 @@
 // hand-built plan through state.createPipelineRecords (the parser has its own tests), a runner
 // with test-friendly timings, and waiting on a job.
 import fs from 'node:fs';
+import { after, before } from 'node:test';
 import type { PlannedJob } from '../../src/ci/config/types.js';
 import { findCiJob, type JobRow } from '../../src/db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../src/db/repos/ci_pipelines.js';
@@ -10,7 +11,7 @@ import { CiRunner, type RunnerOptions } from '../../src/domain/ci/runner.js';
 import { createPipelineRecords, type PipelineVariableInput } from '../../src/domain/ci/state.js';
 import { readTrace } from '../../src/domain/ci/traces.js';
 import type { RunningServer } from '../../bench/server.js';
-import { ROOT_TOKEN, type TestApp } from '../helpers/build.js';
+import { buildTestApp, ROOT_TOKEN, type TestApp, type TestDialect } from '../helpers/build.js';
 import { waitFor } from '../helpers/queue.js';
 import { commit, makeRepoProject } from '../helpers/repository_content.js';
 
@@ -64,6 +65,25 @@ let runnerSeq = 0;
 export function testRunner(t: TestApp, opts: RunnerOptions = {}): CiRunner {
   runnerSeq += 1;
   return new CiRunner(t.c, { concurrency: 2, pollMs: 50, flushMs: 100, nodeId: `test-runner-${process.pid}-${runnerSeq}`, ...opts });
+}
+
+/**
+ * For a describe block: an app with a started test runner, built before its tests and stopped
+ * after them. Returns the app's getter (the app exists once the tests run).
+ */
+export function appWithRunner(dialect: TestDialect): () => TestApp {
+  let t: TestApp | undefined;
+  let runner: CiRunner | undefined;
+  before(async () => {
+    t = await buildTestApp(dialect);
+    runner = testRunner(t);
+    runner.start();
+  });
+  after(async () => {
+    await runner?.stop();
+    await t?.close();
+  });
+  return () => t!;
 }
 
 export const waitForJob = (t: TestApp, jobId: number, statuses: string[], timeoutMs = 60_000): Promise<JobRow> =>
