@@ -4,6 +4,7 @@
 //  - the domain takes its Container type from domain/context.ts, never from container.ts
 //  - SQL (query builders, sql``) lives only in src/db/
 //  - only src/config.ts reads process.env
+//  - the domain never imports the raw git wrapper (src/git/git.ts)
 // Imports are read with TypeScript's own parser, so multi-line imports and re-exports count too.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -78,8 +79,12 @@ for (const file of walk(src)) {
     if (rel !== 'config.ts' && /process\.env\b/.test(line)) problems.push(`${where}: process.env read outside src/config.ts`);
   });
   const imports = importsOf(file, text);
-  // The domain receives its context as the type of domain/context.ts, never the wiring module.
-  for (const { target, line } of imports) if (area === 'domain' && target === 'container.ts') problems.push(`src/${rel}:${line}: the domain takes its Container type from domain/context.ts`);
+  for (const { target, line } of area === 'domain' ? imports : []) {
+    // The domain receives its context as the type of domain/context.ts, never the wiring module.
+    if (target === 'container.ts') problems.push(`src/${rel}:${line}: the domain takes its Container type from domain/context.ts`);
+    // The domain runs git only through src/git's named operations (each guards its arguments).
+    if (target === 'git/git.ts') problems.push(`src/${rel}:${line}: the domain may not import the raw git wrapper (src/git/git.ts); add a named operation in src/git/`);
+  }
   const runtime = imports.filter((imp) => imp.runtime);
   graph.set(rel, runtime.map((imp) => imp.target));
   const allowed = ALLOWED[area];
@@ -122,6 +127,7 @@ for (const file of walk(src)) {
   };
   for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
 }
+
 
 if (problems.length) {
   process.stderr.write(`${problems.join('\n')}\nlint: ${problems.length} problem(s)\n`);
