@@ -2,7 +2,7 @@
 // the commit readers. Every commit goes through checkRefUpdates before its branch moves and
 // through publishRefChanges after; the branch moves by compare-and-swap, and a commit that lost
 // a race with another change of the branch is rebuilt on the new head, so none is ever lost.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import {
   ActionError,
@@ -21,9 +21,8 @@ import { isValidBranchName } from '../../git/refs.js';
 import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { apiError, forbidden, invalidParams, notFound } from '../errors.js';
-import { ACCESS } from '../members/policy.js';
-import { ensureWritable, projectAccess, visibleLevelsFor } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { canPushCode, canReadCode, ensureWritable, type ProjectAccess } from '../projects/policy.js';
+import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { canPushToBranch, loadProtection } from '../protected_branches/policy.js';
 import { checkRefUpdates } from './protection.js';
@@ -32,29 +31,25 @@ import { repositoryDir } from './service.js';
 
 export interface RepositoryRef {
   row: ProjectRow;
+  access: ProjectAccess;
   dir: string;
 }
 
-/**
- * A project whose code the actor may read (download_code): anyone for public projects, signed-in
- * users for internal ones, reporters and above for private ones. Invisible projects are 404.
- */
+/** A project whose code the actor may read (download_code); invisible projects are 404, others 403. */
 export async function readableRepository(c: Container, actor: Actor | null, idOrPath: number | string): Promise<RepositoryRef> {
   const { row, access } = await findProject(c, actor, idOrPath);
-  const open = row.visibility_level >= 20 || (actor !== null && visibleLevelsFor(actor).includes(row.visibility_level));
-  if (!(access.admin || access.level >= ACCESS.REPORTER || open)) throw forbidden();
-  return { row, dir: repositoryDir(c, row.id) };
+  if (!canReadCode(access)) throw forbidden();
+  return { row, access, dir: repositoryDir(c, row.id) };
 }
 
 /** The content APIs' refusal (authorize_push_to_branch!); a git push shows git's own words instead. */
 const PUSH_INTO_BRANCH = 'You are not allowed to push into this branch';
 
-/** A project the actor may push to through the API (developer and above; never archived). */
+/** A project the actor may push to through the API (push_code; an archived project is a bare 403). */
 export async function writableRepository(c: Container, actor: Actor, idOrPath: number | string): Promise<RepositoryRef> {
   const repo = await readableRepository(c, actor, idOrPath);
   ensureWritable(repo.row);
-  const access = await projectAccess(c, actor, repo.row);
-  if (!access.admin && access.level < ACCESS.DEVELOPER) throw forbidden(PUSH_INTO_BRANCH);
+  if (!canPushCode(repo.row, repo.access)) throw forbidden(PUSH_INTO_BRANCH);
   return repo;
 }
 
@@ -121,8 +116,7 @@ async function startingPoint(dir: string, req: CommitRequest): Promise<{ parent:
  * (force push, code owners, …) then run on the commit itself.
  */
 export async function commitActions(c: Container, actor: Actor, repo: RepositoryRef, req: CommitRequest): Promise<string> {
-  const access = await projectAccess(c, actor, repo.row);
-  const pusher = { actor, level: access.level };
+  const pusher = { actor, access: repo.access };
   if (!(await canPushToBranch(c, pusher, repo.row, await loadProtection(c, repo.row.id), req.branch))) throw forbidden(PUSH_INTO_BRANCH);
   return serialized(repo.dir, () => commitNow(c, actor, repo, req));
 }
