@@ -61,7 +61,7 @@ function presentProfile(c: Container, v: UserView): Static<typeof UserProfile> {
 }
 
 function commitEmail(c: Container, u: UserRow): string {
-  if (u.commit_email === PRIVATE_COMMIT_EMAIL) return `${u.id}-${u.username}@users.noreply.${new URL(c.config.externalUrl).hostname}`;
+  if (u.commit_email === PRIVATE_COMMIT_EMAIL) return `${u.id}-${u.username}@users.noreply.${c.config.externalHostname}`;
   return u.commit_email || u.email;
 }
 
