@@ -7,7 +7,7 @@ import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from 
 import { durationSeconds } from '../shared/duration.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
-  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
+  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, takePendingJob, transitionJob, updateJob, dueScheduledJobs, type JobRow,
 } from '../../db/repos/ci_jobs.js';
 import {
   childPipelineIds, findPipeline, insertPipeline, updatePipeline, withPipelineLock, type NewJob, type PipelineRow,
@@ -224,7 +224,7 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
   const now = nowIso();
   const current = await findCiJob(c.db, jobId);
   if (!current || current.status !== 'pending') return null;
-  const job = await transitionJob(c.db, jobId, ['pending'], {
+  const patch = {
     status: 'running',
     started_at: now,
     updated_at: now,
@@ -233,7 +233,8 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
     runner_node_id: node?.nodeId ?? null,
     runner_boot_id: node?.bootId ?? null,
     token_digest: digest,
-  });
+  };
+  const job = node ? await takePendingJob(c.db, jobId, node, patch) : await transitionJob(c.db, jobId, ['pending'], patch);
   if (!job) return null;
   await processPipeline(c, job.pipeline_id);
   return { job, token };
