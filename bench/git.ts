@@ -95,7 +95,7 @@ async function seed(ctx: BenchContext): Promise<SeededGit> {
 
 /** Waits until the server's background jobs (publication, refresh) have run. */
 async function waitForIdleQueue(ctx: BenchContext): Promise<void> {
-  const db = openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
+  const db = await openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
   try {
     for (let i = 0; i < 1800; i++) {
       const busy = await countDueJobs(db, new Date().toISOString());
