@@ -12,7 +12,9 @@ import { registerBranchJobs } from './domain/branches/service.js';
 import { registerPushPipelineJobs } from './domain/ci/push_pipelines.js';
 import { registerArtifactsExpiryJob } from './domain/ci/artifacts.js';
 import { registerEventJobs } from './domain/events/service.js';
+import { registerHookJobs } from './domain/hooks/delivery.js';
 import { Queue } from './queue/queue.js';
+import type { Resolver } from './outbound/request.js';
 import { registerProjectJobs } from './domain/projects/jobs.js';
 import { registerRefChangeJobs } from './domain/repository/ref_changes.js';
 import { registerRepositoryStatisticsJob } from './domain/repository/statistics.js';
@@ -32,6 +34,8 @@ export interface Container {
    * 'canceled' (jobId): stop it now). Runners on other nodes notice by polling.
    */
   ciSignals: EventEmitter;
+  /** Name lookups of outbound requests (src/outbound/); tests map names wherever they like. */
+  resolver?: Resolver;
 }
 
 /** Tokens and passwords never reach a log line. */
@@ -73,6 +77,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
   registerPushPipelineJobs(c);
   await registerEventJobs(c);
   await registerArtifactsExpiryJob(c);
+  await registerHookJobs(c);
   return c;
 }
 

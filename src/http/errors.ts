@@ -48,6 +48,10 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 429, body: e.text, headers: e.headers };
     case 'not_modified':
       return { status: 304, body: '' };
+    case 'record_not_found':
+      return { status: 404, body: { message: '404 Not found' } };
+    case 'invalid_hook_url':
+      return { status: 422, body: { error: 'Invalid url given' } };
     case 'exact':
       return { status: e.status, body: e.body };
   }

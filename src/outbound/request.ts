@@ -29,8 +29,14 @@ export interface OutboundPolicy {
   resolver?: Resolver;
 }
 
+export type RefusalReason = 'invalid' | 'scheme' | 'unresolvable' | Exclude<AddressKind, null>;
+
 /** A URL the rules refuse; the message is the reference's. */
-export class OutboundRefused extends Error {}
+export class OutboundRefused extends Error {
+  constructor(readonly reason: RefusalReason, message: string) {
+    super(message);
+  }
+}
 
 export interface CheckedTarget {
   /** The URL without its user info. */
@@ -73,10 +79,10 @@ export async function checkUrl(raw: string, policy: OutboundPolicy): Promise<Che
   try {
     url = new URL(raw);
   } catch {
-    throw new OutboundRefused('URI is invalid');
+    throw new OutboundRefused('invalid', 'URI is invalid');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefused('Only allowed schemes are http, https');
-  if (!url.hostname) throw new OutboundRefused('URI is invalid');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefused('scheme', 'Only allowed schemes are http, https');
+  if (!url.hostname) throw new OutboundRefused('invalid', 'URI is invalid');
   const authorization = url.username || url.password
     ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
     : null;
@@ -93,7 +99,7 @@ export async function checkUrl(raw: string, policy: OutboundPolicy): Promise<Che
     } catch {
       addresses = [];
     }
-    if (addresses.length === 0) throw new OutboundRefused('Host cannot be resolved or invalid');
+    if (addresses.length === 0) throw new OutboundRefused('unresolvable', 'Host cannot be resolved or invalid');
   }
 
   const allowList = parseAllowList(policy.allowList);
@@ -103,7 +109,7 @@ export async function checkUrl(raw: string, policy: OutboundPolicy): Promise<Che
       const kind = addressKind(a.address);
       if (kind === null || addressAllowed(allowList, a.address, port)) continue;
       if (policy.allowLocal && !NEVER_LOCAL.has(kind)) continue;
-      throw new OutboundRefused(REFUSAL[kind]);
+      throw new OutboundRefused(kind, REFUSAL[kind]);
     }
   }
   return { url, authorization, host, port, pinned: policy.pinAddress ? addresses[0] : null };

@@ -13,6 +13,8 @@ import * as m009 from './009_custom_attributes_events.js';
 import * as m012 from './012_protected_branches.js';
 import * as m013 from './013_ci_job_list_indexes.js';
 import * as m019 from './019_repository_statistics.js';
+import * as m030 from './030_hooks.js';
+import * as m031 from './031_project_aliases.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -28,6 +30,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '011_ci': m011,
   '013_ci_job_list_indexes': m013,
   '019_repository_statistics': m019,
+  '030_hooks': m030,
+  '031_project_aliases': m031,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

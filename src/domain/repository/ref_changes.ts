@@ -14,6 +14,7 @@ import { ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { enqueuePushPipelines } from '../ci/push_pipelines.js';
 import { recordEvent, type PushData } from '../events/service.js';
+import { deliverRefChanges } from '../hooks/events.js';
 import { getSettings } from '../settings/service.js';
 import { nowIso } from '../shared/time.js';
 import type { RefUpdate } from './protection.js';
@@ -132,8 +133,7 @@ export function commitTitle(message: string): string {
 
 /**
  * Tells the hook deliverer that refs moved: one `repository_push` job per push (split into several
- * when a push moves many refs). System and project hook delivery come in a later issue; until
- * then the job's handler only checks the payload.
+ * when a push moves many refs); the job records the hook deliveries (src/domain/hooks/events.ts).
  */
 export async function announceRefChanges(c: Container, actor: Actor, project: ProjectRow, changes: PublishedRefChange[]): Promise<void> {
   const all: AnnouncedChange[] = changes.map((ch) => ({ ref: ch.ref, before: ch.oldSha, after: ch.newSha }));
@@ -160,12 +160,10 @@ export function checkRepositoryPushPayload(p: unknown): RepositoryPushPayload {
   return v as RepositoryPushPayload;
 }
 
-/**
- * Registers the handler of announcements. For now it ONLY validates the payload: the hooks issue
- * replaces this with the delivery of push and tag push hooks (project and system).
- */
+/** Registers the handler of announcements: push, tag push and repository update hooks. */
 export function registerRefChangeJobs(c: Container): void {
-  c.queue.register(REPOSITORY_PUSH_JOB, async (payload: unknown) => {
-    checkRepositoryPushPayload(payload);
+  c.queue.register(REPOSITORY_PUSH_JOB, async (payload: unknown, job) => {
+    const p = checkRepositoryPushPayload(payload);
+    await deliverRefChanges(c, job.id, p, repositoryDir(c, p.projectId));
   });
 }
