@@ -29,7 +29,7 @@ export const ShareParams = {
 
 const eventFlags = Object.fromEntries(Object.keys(HOOK_EVENTS).map((k) => [k, T.Boolean()])) as Record<keyof typeof HOOK_EVENTS, ReturnType<typeof T.Boolean>>;
 
-/** The reference's ProjectHook entity (15.1); the token is never part of it. */
+/** The reference's ProjectHook entity, with the failure state of the current reference; the token is never part of it. */
 export const ProjectHook = T.Object({
   id: T.Integer(),
   url: T.String(),
@@ -38,6 +38,8 @@ export const ProjectHook = T.Object({
   ...eventFlags,
   enable_ssl_verification: T.Boolean(),
   push_events_branch_filter: Nullable(T.String()),
+  alert_status: OneOf(['executable', 'temporarily_disabled', 'disabled']),
+  disabled_until: Nullable(Timestamp),
 });
 
 const OptionalBool = T.Optional(T.Boolean());

@@ -117,3 +117,10 @@ export const namespaceOwners = (db: Kysely<DB>, namespaceId: number) =>
     .where('m.access_level', '=', 50)
     .orderBy('u.id')
     .execute();
+
+/** The newest pipeline and build of a project (the samples of a hook test). */
+export const latestPipelineId = async (db: Kysely<DB>, projectId: number) =>
+  (await db.selectFrom('ci_pipelines').select('id').where('project_id', '=', projectId).orderBy('id', 'desc').limit(1).executeTakeFirst())?.id ?? null;
+
+export const latestBuild = (db: Kysely<DB>, projectId: number) =>
+  db.selectFrom('ci_jobs').selectAll().where('project_id', '=', projectId).where('type', '=', 'build').orderBy('id', 'desc').limit(1).executeTakeFirst();

@@ -10,7 +10,7 @@ import {
   findJob, insertJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
 } from '../../db/repos/ci_jobs.js';
 import {
-  findPipeline, insertPipeline, updatePipeline, withPipelineLock, type NewJob, type PipelineRow,
+  findPipeline, insertPipeline, updatePipeline, withPipelineLock, type Db, type NewJob, type PipelineRow,
 } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
@@ -19,6 +19,8 @@ import { encryptSecret } from '../shared/encryption.js';
 import { addSeconds, nowIso } from '../shared/time.js';
 import { downstreamStatusChanged, triggerDownstream } from './bridges.js';
 import { newJobToken } from './job_token.js';
+import { inTransaction } from '../../db/transaction.js';
+import { jobHookEvent, pipelineHookEvent } from '../hooks/events.js';
 
 /** The built-in runner's id in `runner_id` and the `runner` object. */
 export const BUILT_IN_RUNNER_ID = 1;
@@ -27,6 +29,18 @@ export const BUILT_IN_RUNNER_ID = 1;
 const CANCELABLE: readonly string[] = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled'];
 const RETRYABLE: readonly string[] = ['success', 'failed', 'canceled'];
 const FINISHED_PIPELINE: readonly string[] = ['success', 'failed', 'canceled', 'skipped'];
+
+/**
+ * Every job transition: the conditional update and, in the same transaction, the job hook
+ * deliveries it causes (src/domain/hooks/events.ts).
+ */
+async function moveJob(c: Container, db: Db, id: number, from: readonly string[], patch: Parameters<typeof transitionJob>[3]): Promise<JobRow | undefined> {
+  return inTransaction(db, async (tx) => {
+    const moved = await transitionJob(tx, id, from, patch);
+    if (moved) await jobHookEvent(c, tx, moved);
+    return moved;
+  });
+}
 
 /** The planned job of a row (ci_jobs.options). Its `variables` hold the global ones too. */
 export const jobPlan = (job: Pick<JobRow, 'options'>): PlannedJob => JSON.parse(job.options) as PlannedJob;
@@ -142,7 +156,7 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
       else if (job.when === 'manual') patch = { status: 'manual' };
       else if (job.when === 'delayed') patch = { status: 'scheduled', scheduled_at: addSeconds(now, parseDuration(plan.startIn ?? '0') ?? 0) };
       else patch = { status: 'pending', queued_at: now };
-      const moved = await transitionJob(tx, job.id, ['created'], { ...patch, updated_at: now });
+      const moved = await moveJob(c, tx, job.id, ['created'], { ...patch, updated_at: now });
       if (!moved) continue;
       Object.assign(job, moved);
       if (moved.status === 'pending') {
@@ -153,6 +167,7 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
     const status = compositeStatus(jobs) ?? (before.yaml_errors ? 'failed' : 'skipped');
     const patch = pipelinePatch(before, jobs, status, now);
     const after = patch ? ((await updatePipeline(tx, pipelineId, patch)) ?? before) : before;
+    if (after.status !== before.status) await pipelineHookEvent(c, tx, after.project_id, after.id);
     return { after, changed: after.status !== before.status, enqueued, bridges };
   });
   if (!result) return undefined;
@@ -215,7 +230,7 @@ export async function startJob(c: Container, jobId: number): Promise<{ job: JobR
   const now = nowIso();
   const current = await findJob(c.db, jobId);
   if (!current || current.status !== 'pending') return null;
-  const job = await transitionJob(c.db, jobId, ['pending'], {
+  const job = await moveJob(c, c.db, jobId, ['pending'], {
     status: 'running',
     started_at: now,
     updated_at: now,
@@ -250,7 +265,7 @@ export async function finishJob(c: Container, jobId: number, outcome: JobOutcome
   let allowFailure = current.allow_failure;
   if (failed && plan.allowFailureExitCodes) allowFailure = plan.allowFailureExitCodes.includes(outcome.exitCode ?? -1) ? 1 : 0;
   const autoRetry = failed && current.retry_count < (plan.retry?.max ?? 0) && retryAllows(plan.retry.when, reason!);
-  const job = await transitionJob(c.db, jobId, ['running'], {
+  const job = await moveJob(c, c.db, jobId, ['running'], {
     status: outcome.status,
     failure_reason: reason,
     exit_code: outcome.exitCode ?? null,
@@ -316,7 +331,7 @@ export async function cancelJob(c: Container, jobId: number): Promise<JobRow | u
  */
 async function cancelOne(c: Container, before: JobRow, cascade = true): Promise<JobRow | undefined> {
   const now = nowIso();
-  const job = await transitionJob(c.db, before.id, CANCELABLE, {
+  const job = await moveJob(c, c.db, before.id, CANCELABLE, {
     status: 'canceled',
     updated_at: now,
     finished_at: before.started_at ? now : null,
@@ -350,7 +365,7 @@ async function resetSkippedAfter(c: Container, job: JobRow): Promise<void> {
     if (j.status !== 'skipped' || j.id === job.id) continue;
     const needs = jobPlan(j).needs;
     const after = needs ? needs.some((n) => n.job === job.name) : j.stage_idx > job.stage_idx;
-    if (after) await transitionJob(c.db, j.id, ['skipped'], { status: 'created', updated_at: now });
+    if (after) await moveJob(c, c.db, j.id, ['skipped'], { status: 'created', updated_at: now });
   }
 }
 
@@ -370,7 +385,7 @@ export async function playJob(c: Container, actor: Actor, jobId: number, variabl
   const now = nowIso();
   if (job.status === 'manual' || job.status === 'scheduled') {
     await saveVariables(job.id);
-    const played = await transitionJob(c.db, job.id, ['manual', 'scheduled'], { status: 'pending', queued_at: now, updated_at: now, user_id: actor.user.id });
+    const played = await moveJob(c, c.db, job.id, ['manual', 'scheduled'], { status: 'pending', queued_at: now, updated_at: now, user_id: actor.user.id });
     if (!played) throw badRequest('Unplayable Job');
     await resetSkippedAfter(c, played);
     await processPipeline(c, job.pipeline_id);
@@ -380,7 +395,7 @@ export async function playJob(c: Container, actor: Actor, jobId: number, variabl
   if ((job.when === 'manual' || job.when === 'delayed') && RETRYABLE.includes(job.status)) {
     const fresh = await cloneForRetry(c, job, actor.user.id, 0);
     await saveVariables(fresh.id);
-    const played = (await transitionJob(c.db, fresh.id, ['created'], { status: 'pending', queued_at: now, updated_at: now })) ?? fresh;
+    const played = (await moveJob(c, c.db, fresh.id, ['created'], { status: 'pending', queued_at: now, updated_at: now })) ?? fresh;
     await resetSkippedAfter(c, played);
     await processPipeline(c, job.pipeline_id);
     c.ciSignals.emit('pending');
@@ -420,7 +435,7 @@ export async function promoteScheduledJobs(c: Container, limit = 100): Promise<n
   const due = await dueScheduledJobs(c.db, now, limit);
   const pipelines = new Set<number>();
   for (const j of due) {
-    if (await transitionJob(c.db, j.id, ['scheduled'], { status: 'pending', queued_at: now, updated_at: now })) pipelines.add(j.pipeline_id);
+    if (await moveJob(c, c.db, j.id, ['scheduled'], { status: 'pending', queued_at: now, updated_at: now })) pipelines.add(j.pipeline_id);
   }
   for (const id of pipelines) await processPipeline(c, id);
   if (pipelines.size) c.ciSignals.emit('pending');
@@ -439,7 +454,7 @@ export async function setBridgeStatus(
   const before = await findJob(c.db, jobId);
   if (!before || before.type !== 'bridge') return undefined;
   const finished = COMPLETED_STATUSES.includes(status);
-  const job = await transitionJob(c.db, jobId, [...ACTIVE_STATUSES, ...COMPLETED_STATUSES], {
+  const job = await moveJob(c, c.db, jobId, [...ACTIVE_STATUSES, ...COMPLETED_STATUSES], {
     status,
     failure_reason: status === 'failed' ? (failureReason ?? 'downstream_pipeline_creation_failed') : null,
     started_at: before.started_at ?? now,

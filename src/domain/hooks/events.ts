@@ -17,6 +17,8 @@ import { annotatedTagMessage, commitPathChanges, commitsBetween, countCommitsBet
 import { ZERO_SHA } from '../../git/repository.js';
 import { loadProtection, matchingRules } from '../protected_branches/policy.js';
 import { enqueueDeliveries, type HookEvent } from './delivery.js';
+import { jobPayload, pipelinePayload } from './ci_payloads.js';
+import type { JobRow } from '../../db/repos/ci_jobs.js';
 import {
   groupEventPayload, groupMemberEventPayload, hookProject, projectEventPayload, pushPayload, repositoryUpdatePayload, teamEventPayload, userEventPayload,
   type GroupEventName, type GroupMemberEventName, type HookProject, type MembershipFacts, type ProjectEventName, type PushFacts, type TeamEventName,
@@ -91,7 +93,7 @@ interface Change {
   after: string;
 }
 
-async function pushFacts(dir: string, hp: HookProject, ch: Change, protectedNames: (b: string) => boolean): Promise<PushFacts> {
+export async function pushFacts(dir: string, hp: HookProject, ch: Change, protectedNames: (b: string) => boolean): Promise<PushFacts> {
   const isTag = ch.ref.startsWith('refs/tags/');
   const removed = ch.after === ZERO_SHA;
   let commits: PushFacts['commits'] = [];
@@ -164,8 +166,20 @@ export async function deliverRefChanges(c: Container, jobId: number, p: { projec
   });
 }
 
-/** Project hooks that asked for pipeline or job events, in the transaction that moved the status. */
-export async function projectHookEvent(c: Container, tx: Kysely<DB>, projectId: number, flag: 'pipeline_events' | 'job_events', ev: HookEvent): Promise<void> {
-  const hooks = await projectHooksFor(tx, projectId, flag);
-  await enqueueDeliveries(c, tx, 'project', hooks, ev);
+// ---- CI ----
+
+/** A pipeline's status moved: its project's hooks that asked for pipeline events, in the transaction that moved it. */
+export async function pipelineHookEvent(c: Container, tx: Kysely<DB>, projectId: number, pipelineId: number): Promise<void> {
+  const hooks = await projectHooksFor(tx, projectId, 'pipeline_events');
+  if (hooks.length === 0) return;
+  const payload = await pipelinePayload(c, tx, pipelineId);
+  if (payload) await enqueueDeliveries(c, tx, 'project', hooks, { trigger: 'pipeline_hooks', eventHeader: 'Pipeline Hook', payload });
+}
+
+/** A job's status moved: the hooks that asked for job events. */
+export async function jobHookEvent(c: Container, tx: Kysely<DB>, job: JobRow): Promise<void> {
+  const hooks = await projectHooksFor(tx, job.project_id, 'job_events');
+  if (hooks.length === 0 || job.type !== 'build') return;
+  const payload = await jobPayload(c, tx, job);
+  if (payload) await enqueueDeliveries(c, tx, 'project', hooks, { trigger: 'job_hooks', eventHeader: 'Job Hook', payload });
 }
