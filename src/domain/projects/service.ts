@@ -38,6 +38,7 @@ import { customAttributeFilter, withCustomAttributes, type CustomAttributeView }
 import { recordEvent } from '../events/service.js';
 import { projectSystemEvent } from '../hooks/events.js';
 import { findGroup, withFullNames } from '../groups/service.js';
+import { findProjectByAlias } from '../../db/repos/project_aliases.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
 import { ACCESS, VISIBILITY, accessLevelInGroup, relatedGroupIds, visibilityName, type VisibilityName } from '../members/policy.js';
@@ -203,7 +204,12 @@ async function findByPath(c: Container, fullPath: string): Promise<ProjectRow | 
       if (p && p.namespace_id === ns.id) return p;
     }
   }
-  return (await findProjectByFullPath(c.db, fullPath)) ?? (await findProjectByRedirect(c.db, fullPath));
+  return (
+    (await findProjectByFullPath(c.db, fullPath)) ??
+    (await findProjectByRedirect(c.db, fullPath)) ??
+    // An alias is one segment; a project's own path never is.
+    (cut < 0 ? await findProjectByAlias(c.db, fullPath) : undefined)
+  );
 }
 
 export interface FoundProject {
