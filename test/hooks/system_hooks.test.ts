@@ -5,6 +5,7 @@ import { allowLocalHooks, startHookWorkers, startReceiver, type Receiver } from 
 import { makeProject } from '../helpers/projects.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { ANVIL_VERSION } from '../../src/version.js';
+import { pruneHookRecords } from '../../src/domain/hooks/delivery.js';
 
 const HOOK_KEYS = ['created_at', 'enable_ssl_verification', 'id', 'merge_requests_events', 'push_events', 'repository_update_events', 'tag_push_events', 'url'];
 const LOG_KEYS = ['created_at', 'execution_duration', 'id', 'request_data', 'request_headers', 'response_body', 'response_headers', 'response_status', 'trigger', 'url'];
@@ -131,6 +132,31 @@ for (const dialect of DIALECTS) {
       assert.equal(again[1].headers['x-service-token'], 'tok-test');
       assert.equal((await t.request('POST', `/api/v4/hooks/${h.id}/events/999999/resend`)).status, 404);
       await t.request('DELETE', `/api/v4/hooks/${h.id}`);
+    });
+
+    it('a name that resolves elsewhere at delivery time is checked again and refused; old log entries are pruned', async () => {
+      await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_system_hooks: false } });
+      let lookups = 0;
+      // Public when the hook is saved, loopback when it is delivered (DNS rebinding).
+      t.c.resolver = async () => [{ address: lookups++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
+      try {
+        const h = await t.request('POST', '/api/v4/hooks', { body: { url: 'http://rebind.test/hook' } });
+        assert.equal(h.status, 201, h.text);
+        const before = rx.received.length;
+        assert.equal((await t.request('POST', `/api/v4/hooks/${h.body.id}`)).status, 201);
+        assert.equal(rx.received.length, before);
+        const [entry] = (await t.get(`/api/v4/hooks/${h.body.id}/events`)).body;
+        assert.equal(entry.response_status, 'internal error');
+        assert.equal(entry.response_body, 'Requests to localhost are not allowed');
+
+        assert.equal(await pruneHookRecords(t.c, Date.now() + 24 * 3600_000), 0);
+        assert.ok((await pruneHookRecords(t.c, Date.now() + 31 * 24 * 3600_000)) >= 1);
+        assert.deepEqual((await t.get(`/api/v4/hooks/${h.body.id}/events`)).body, []);
+        await t.request('DELETE', `/api/v4/hooks/${h.body.id}`);
+      } finally {
+        t.c.resolver = undefined;
+        await allowLocalHooks(t);
+      }
     });
 
     it('system events arrive once each, with the reference payloads and headers', async () => {

@@ -13,7 +13,7 @@ import {
 } from '../../db/repos/hooks.js';
 import { findProjectHookById, updateProjectHook, type ProjectHookRow } from '../../db/repos/project_hooks.js';
 import type { DB, HookType } from '../../db/schema.js';
-import { OutboundFailed, OutboundRefused, redactedUrl, send, type OutboundPolicy } from '../../outbound/request.js';
+import { OutboundRefused, redactedUrl, send, type OutboundPolicy } from '../../outbound/request.js';
 import { ANVIL_VERSION } from '../../version.js';
 import { decryptSecret } from '../shared/encryption.js';
 import { nowIso } from '../shared/time.js';
@@ -154,9 +154,9 @@ export async function executeHook(
     responseBody = res.body;
     retryable = status >= 500;
   } catch (err) {
-    // As the reference logs it: no status, the error as the body.
+    // As the reference logs it: no status, the error as the body. A refused URL stays refused.
     responseBody = err instanceof Error ? err.message : String(err);
-    retryable = !(err instanceof OutboundRefused) && (err instanceof OutboundFailed || err instanceof Error);
+    retryable = !(err instanceof OutboundRefused);
   }
   const ok = status !== null && status >= 200 && status < 300;
   const at = nowIso();
