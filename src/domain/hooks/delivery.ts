@@ -9,7 +9,7 @@ import { pendingJobExists } from '../../db/repos/background_jobs.js';
 import type { Container } from '../../container.js';
 import {
   findDelivery, findSystemHook, insertDeliveries, insertHookLog, pruneDeliveries, pruneHookLogs, settleDelivery,
-  type HookDeliveryRow, type HookLogRow,
+  type HookDeliveryRow, type HookLogRow, type SystemHookRow,
 } from '../../db/repos/hooks.js';
 import { findProjectHookById, updateProjectHook, type ProjectHookRow } from '../../db/repos/project_hooks.js';
 import type { DB, HookType } from '../../db/schema.js';
@@ -100,9 +100,11 @@ export async function enqueueDeliveries(
   for (const id of ids) await c.queue.enqueue(HOOK_DELIVERY_JOB, { deliveryId: id, attempt: 1 }, { trx: tx, maxAttempts: 3 });
 }
 
-type AnyHook = { type: 'system'; row: NonNullable<Awaited<ReturnType<typeof findSystemHook>>> } | { type: 'project'; row: ProjectHookRow };
+/** A hook of either kind, with its row. */
+export type AnyHook = { type: 'system'; row: SystemHookRow } | { type: 'project'; row: ProjectHookRow };
 
-async function loadHook(c: Container, type: HookType, id: number): Promise<AnyHook | null> {
+/** A hook by kind and id; null when it was deleted. */
+export async function loadHook(c: Container, type: HookType, id: number): Promise<AnyHook | null> {
   if (type === 'system') {
     const row = await findSystemHook(c.db, id);
     return row ? { type, row } : null;
@@ -230,11 +232,6 @@ async function settle(c: Container, d: HookDeliveryRow, attempt: HookAttempt): P
   }
 }
 
-/** Loads a hook for a synchronous send (test, resend). */
-export async function hookOf(c: Container, type: HookType, id: number): Promise<AnyHook | null> {
-  return loadHook(c, type, id);
-}
-
 export async function pruneHookRecords(c: Container, now = Date.now()): Promise<number> {
   const before = new Date(now - HOOK_LOG_RETENTION_MS).toISOString();
   let total = 0;
@@ -265,5 +262,3 @@ export async function registerHookJobs(c: Container): Promise<void> {
   });
   if (c.config.queueWorkers > 0) await scheduleHookPrune(c, new Date(Date.now() + 60_000), null);
 }
-
-export type { AnyHook };

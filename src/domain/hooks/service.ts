@@ -13,7 +13,7 @@ import { invalidHookUrl, notFound, recordNotFound, unprocessable } from '../erro
 import { encryptSecret } from '../shared/encryption.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
-import { deliveryHeaders, executeHook, hookOf, outboundPolicy, type AnyHook } from './delivery.js';
+import { deliveryHeaders, executeHook, loadHook, outboundPolicy, type AnyHook } from './delivery.js';
 import { SYSTEM_HOOK_SAMPLE } from './payloads.js';
 
 /**
@@ -118,7 +118,7 @@ export async function listSystemHookLogs(c: Container, actor: Actor | null, id: 
 /** Sends a logged request again, now, with the hook's current URL and token; the reference's 422 when it fails. */
 export async function resendHookLog(c: Container, type: HookType, hookId: number, logId: number): Promise<{ response_status: number }> {
   const log = await findHookLog(c.db, type, hookId, logId);
-  const hook = log ? await hookOf(c, type, hookId) : null;
+  const hook = log ? await loadHook(c, type, hookId) : null;
   if (!log || !hook) throw recordNotFound();
   const attempt = await executeHook(c, hook, { trigger: log.trigger, headers: JSON.parse(log.request_headers), body: log.request_data, deliveryId: null });
   if (attempt.status === null) throw unprocessable(attempt.log.response_body);
