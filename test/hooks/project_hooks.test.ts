@@ -42,6 +42,8 @@ for (const dialect of DIALECTS) {
     };
 
     it('push (branch filter), tag push, pipeline and job events arrive once each with their headers', async () => {
+      const sysPush = await t.request('POST', '/api/v4/hooks', { body: { url: `${rx.url}/sys-push`, push_events: true, tag_push_events: true } });
+      const sysQuiet = await t.request('POST', '/api/v4/hooks', { body: { url: `${rx.url}/sys-quiet`, repository_update_events: false } });
       const p = await makeProject(t, owner.token, { name: 'deliver', initialize_with_readme: true });
       await addHook(p.id, { url: `${rx.url}/all`, token: 'ptok', push_events: true, tag_push_events: true, pipeline_events: true, job_events: true });
       await addHook(p.id, { url: `${rx.url}/filtered`, push_events: true, push_events_branch_filter: 'release/*' });
@@ -94,6 +96,21 @@ for (const dialect of DIALECTS) {
       assert.equal(je.body.object_kind, 'build');
       assert.equal(je.body.build_name, 'build-job');
       assert.equal(je.body.build_status, 'pending');
+
+      // System hooks: push and tag push by their flags (the same body without commits), and the repository update.
+      const sysFor = (kind: string) => (r: { url: string; body: any }) => r.url === '/sys-push' && r.body.event_name === kind;
+      const [sysPushed] = await rx.waitFor(1, (r) => sysFor('push')(r) && r.body.after === sha);
+      assert.equal(sysPushed.headers['x-service-event'], 'System Hook');
+      assert.deepEqual(sysPushed.body, { ...push.body, commits: [] });
+      const [sysTag] = await rx.waitFor(1, sysFor('tag_push'));
+      assert.equal(sysTag.body.ref, 'refs/tags/v1.0');
+      const [update] = await rx.waitFor(1, (r) => sysFor('repository_update')(r) && r.body.refs.includes('refs/heads/release/1.0'));
+      assert.deepEqual(Object.keys(update.body).sort(), ['changes', 'event_name', 'project', 'project_id', 'refs', 'user_avatar', 'user_email', 'user_id', 'user_name']);
+      assert.equal(update.body.changes[0].ref, 'refs/heads/release/1.0');
+      assert.equal(update.body.project_id, p.id);
+      assert.ok(!rx.received.some((r) => r.url === '/sys-quiet' && ['push', 'tag_push', 'repository_update'].includes(r.body.event_name)));
+      await t.request('DELETE', `/api/v4/hooks/${sysPush.body.id}`);
+      await t.request('DELETE', `/api/v4/hooks/${sysQuiet.body.id}`);
 
       // Each event once: event UUIDs at one URL never repeat.
       const all = rx.received.filter((r) => r.url === '/all');

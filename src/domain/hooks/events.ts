@@ -154,8 +154,10 @@ export async function deliverRefChanges(c: Container, jobId: number, p: { projec
     for (const [i, e] of events.entries()) {
       const projectHooks = (await projectHooksFor(tx, project.id, e.flag)).filter((h) => e.branch === null || branchFilterMatches(h.push_events_branch_filter, e.branch));
       await enqueueDeliveries(c, tx, 'project', projectHooks, e.ev, uuids[i]);
-      // System hooks get the same body; every system hook delivery says `System Hook`.
-      await enqueueDeliveries(c, tx, 'system', await systemHooksFor(tx, e.flag), { ...e.ev, eventHeader: SYSTEM_HEADER }, uuids[i]);
+      // System hooks get the same body without the commits (the reference never shows them there);
+      // every system hook delivery says `System Hook`.
+      const systemEv = { ...e.ev, eventHeader: SYSTEM_HEADER, payload: { ...e.ev.payload, commits: [] } };
+      await enqueueDeliveries(c, tx, 'system', await systemHooksFor(tx, e.flag), systemEv, uuids[i]);
     }
     const updateHooks = await systemHooksFor(tx, 'repository_update_events');
     await enqueueDeliveries(c, tx, 'system', updateHooks, {
