@@ -5,20 +5,19 @@ import crypto from 'node:crypto';
 import picomatch from 'picomatch';
 import type { Kysely } from 'kysely';
 import type { Container } from '../../container.js';
+import type { JobRow } from '../../db/repos/ci_jobs.js';
 import { deliveriesExist, projectHooksFor, systemHooksFor } from '../../db/repos/hooks.js';
-import { findProjectById } from '../../db/repos/projects.js';
-import { findUserById, type UserRow } from '../../db/repos/users.js';
-import { findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
 import type { MemberRow } from '../../db/repos/members.js';
-import type { ProjectRow } from '../../db/repos/projects.js';
+import { findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
+import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
+import { findUserById, type UserRow } from '../../db/repos/users.js';
 import type { DB } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { annotatedTagMessage, commitPathChanges, commitsBetween, countCommitsBetween, readCommit } from '../../git/objects.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import { loadProtection, matchingRules } from '../protected_branches/policy.js';
-import { enqueueDeliveries, type HookEvent } from './delivery.js';
 import { jobPayload, pipelinePayload } from './ci_payloads.js';
-import type { JobRow } from '../../db/repos/ci_jobs.js';
+import { enqueueDeliveries, type HookEvent } from './delivery.js';
 import {
   groupEventPayload, groupMemberEventPayload, hookProject, projectEventPayload, pushPayload, repositoryUpdatePayload, teamEventPayload, userEventPayload,
   type GroupEventName, type GroupMemberEventName, type HookProject, type MembershipFacts, type ProjectEventName, type PushFacts, type TeamEventName,
@@ -28,26 +27,25 @@ import {
 const SYSTEM_TRIGGER = 'system_hooks';
 const SYSTEM_HEADER = 'System Hook';
 
-/** One system event to every system hook, in the caller's transaction. */
-async function systemEvent(c: Container, tx: Kysely<DB>, payload: object): Promise<void> {
+/**
+ * One system event to every system hook, in the caller's transaction. Most instances have no
+ * system hook: the body is built only when one exists (null: nothing to send after all).
+ */
+async function systemEvent(c: Container, tx: Kysely<DB>, build: () => Promise<object | null> | object | null): Promise<void> {
   const hooks = await systemHooksFor(tx, null);
-  await enqueueDeliveries(c, tx, 'system', hooks, { trigger: SYSTEM_TRIGGER, eventHeader: SYSTEM_HEADER, payload });
+  if (hooks.length === 0) return;
+  const payload = await build();
+  if (payload) await enqueueDeliveries(c, tx, 'system', hooks, { trigger: SYSTEM_TRIGGER, eventHeader: SYSTEM_HEADER, payload });
 }
 
-export async function projectSystemEvent(c: Container, tx: Kysely<DB>, name: ProjectEventName, row: ProjectRow, oldFullPath?: string): Promise<void> {
-  if (!(await hasSystemHooks(tx))) return;
-  await systemEvent(c, tx, await projectEventPayload(tx, name, await hookProject(tx, row), oldFullPath));
-}
+export const projectSystemEvent = (c: Container, tx: Kysely<DB>, name: ProjectEventName, row: ProjectRow, oldFullPath?: string) =>
+  systemEvent(c, tx, async () => projectEventPayload(tx, name, await hookProject(tx, row), oldFullPath));
 
-export async function userSystemEvent(c: Container, tx: Kysely<DB>, name: UserEventName, user: UserRow, oldUsername?: string): Promise<void> {
-  if (!(await hasSystemHooks(tx))) return;
-  await systemEvent(c, tx, userEventPayload(name, user, oldUsername));
-}
+export const userSystemEvent = (c: Container, tx: Kysely<DB>, name: UserEventName, user: UserRow, oldUsername?: string) =>
+  systemEvent(c, tx, () => userEventPayload(name, user, oldUsername));
 
-export async function groupSystemEvent(c: Container, tx: Kysely<DB>, name: GroupEventName, group: NamespaceRow, old?: { path: string; fullPath: string }): Promise<void> {
-  if (!(await hasSystemHooks(tx))) return;
-  await systemEvent(c, tx, groupEventPayload(name, group, old));
-}
+export const groupSystemEvent = (c: Container, tx: Kysely<DB>, name: GroupEventName, group: NamespaceRow, old?: { path: string; fullPath: string }) =>
+  systemEvent(c, tx, () => groupEventPayload(name, group, old));
 
 /** A membership change: `user_*_team` for a project, `user_*_group` for a group. */
 export async function memberSystemEvent(
@@ -56,25 +54,20 @@ export async function memberSystemEvent(
   change: 'add' | 'remove' | 'update',
   member: Pick<MemberRow, 'source_type' | 'source_id' | 'user_id' | 'access_level' | 'created_at' | 'updated_at' | 'expires_at'>,
 ): Promise<void> {
-  if (!(await hasSystemHooks(tx))) return;
-  const user = await findUserById(tx, member.user_id);
-  if (!user) return;
-  const m: MembershipFacts = { accessLevel: member.access_level, createdAt: member.created_at, updatedAt: member.updated_at, expiresAt: member.expires_at };
-  if (member.source_type === 'Project') {
-    const project = await findProjectById(tx, member.source_id);
-    if (!project) return;
-    const name = ({ add: 'user_add_to_team', remove: 'user_remove_from_team', update: 'user_update_for_team' } as const)[change] satisfies TeamEventName;
-    await systemEvent(c, tx, teamEventPayload(name, await hookProject(tx, project), user, m));
-  } else {
+  await systemEvent(c, tx, async () => {
+    const user = await findUserById(tx, member.user_id);
+    if (!user) return null;
+    const m: MembershipFacts = { accessLevel: member.access_level, createdAt: member.created_at, updatedAt: member.updated_at, expiresAt: member.expires_at };
+    if (member.source_type === 'Project') {
+      const project = await findProjectById(tx, member.source_id);
+      const name = ({ add: 'user_add_to_team', remove: 'user_remove_from_team', update: 'user_update_for_team' } as const)[change] satisfies TeamEventName;
+      return project ? teamEventPayload(name, await hookProject(tx, project), user, m) : null;
+    }
     const group = await findNamespaceById(tx, member.source_id);
-    if (!group) return;
     const name = ({ add: 'user_add_to_group', remove: 'user_remove_from_group', update: 'user_update_for_group' } as const)[change] satisfies GroupMemberEventName;
-    await systemEvent(c, tx, groupMemberEventPayload(name, group, user, m));
-  }
+    return group ? groupMemberEventPayload(name, group, user, m) : null;
+  });
 }
-
-/** Most instances have no system hook: one cheap look instead of building payloads for nobody. */
-const hasSystemHooks = async (tx: Kysely<DB>) => (await systemHooksFor(tx, null)).length > 0;
 
 // ---- pushes ----
 
