@@ -2,7 +2,12 @@
 // the address that was checked. No database: the same on both dialects.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { checkUrl, OutboundFailed, OutboundRefused, redactedUrl, send, type OutboundPolicy, type Resolver } from '../../src/outbound/request.js';
 
@@ -190,6 +195,29 @@ describe('outbound: what a user-given URL may reach', () => {
       assert.equal(big.body.length, 1000);
       assert.equal(big.truncated, true);
       await assert.rejects(send(`http://127.0.0.1:${port}/slow`, LOCAL, { timeoutMs: 200 }), (e: unknown) => e instanceof OutboundFailed && e.timeout);
+    });
+
+    it('dns_rebinding_protection_enabled off: the connection looks the name up again (and here finds nothing)', async () => {
+      const res = await send(`http://evil.test:${port}/hook`, LOCAL);
+      assert.equal(res.status, 200);
+      await assert.rejects(send(`http://evil.test:${port}/hook`, { ...LOCAL, pinAddress: false }), OutboundFailed);
+    });
+
+    it('enable_ssl_verification: a self-signed certificate is refused when on, accepted when off', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-tls-'));
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem'), '-days', '1', '-subj', '/CN=evil.test'], { stdio: 'ignore' });
+      const tls = https.createServer({ key: fs.readFileSync(path.join(dir, 'k.pem')), cert: fs.readFileSync(path.join(dir, 'c.pem')) }, (_req, res) => res.end('secure'));
+      await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+      const tlsPort = (tls.address() as AddressInfo).port;
+      try {
+        await assert.rejects(send(`https://evil.test:${tlsPort}/`, LOCAL, { verifySsl: true }), OutboundFailed);
+        const res = await send(`https://evil.test:${tlsPort}/`, LOCAL, { verifySsl: false });
+        assert.equal(res.body, 'secure');
+      } finally {
+        tls.closeAllConnections();
+        await new Promise<void>((r) => tls.close(() => r()));
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('a refused address is never connected to', async () => {
