@@ -127,6 +127,12 @@ export async function deliverRefChanges(c: Container, jobId: number, p: { projec
   const project = await findProjectById(c.db, p.projectId);
   const user = await findUserById(c.db, p.userId);
   if (!project || !user) return;
+  // Reading commits costs git processes: only when some hook will get them.
+  const listening = await Promise.all([
+    ...(['push_events', 'tag_push_events'] as const).map((f) => projectHooksFor(c.db, project.id, f)),
+    ...(['push_events', 'tag_push_events', 'repository_update_events'] as const).map((f) => systemHooksFor(c.db, f)),
+  ]);
+  if (listening.every((hooks) => hooks.length === 0)) return;
   const hp = await hookProject(c.db, project);
   const protection = await loadProtection(c, project.id);
   const isProtected = (b: string) => matchingRules(protection, b).length > 0;
