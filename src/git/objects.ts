@@ -329,12 +329,12 @@ export async function lastCommitFor(repo: string, commit: string, filePath: stri
 }
 
 /**
- * The commits a push brought (newest first, at most `limit`): those reachable from `tip` and from
- * none of `exclude` (the old tip, or the default branch for a new branch).
+ * The commits a push brought (newest first, at most `limit`): those reachable from `tip` and not
+ * from `not` (the old tip, or the default branch for a new branch); countCommits counts them all.
  */
-export async function commitsBetween(dir: string, tip: string, exclude: string[], limit: number): Promise<CommitInfo[]> {
+export async function commitsBetween(dir: string, tip: string, not: string | null, limit: number): Promise<CommitInfo[]> {
   const args = ['log', `--format=%x1e${FIELDS.join('%x1f')}`, `--max-count=${limit}`, safeArg(tip, 'revision')];
-  for (const e of exclude) args.push(`^${safeArg(e, 'revision')}`);
+  if (not) args.push(`^${safeArg(not, 'revision')}`);
   args.push('--');
   const r = await git(args, { gitDir: dir, okCodes: [128] });
   return r.code === 0 ? parseCommits(r.stdout.toString('utf8')) : [];
@@ -353,13 +353,6 @@ export async function commitPathChanges(dir: string, sha: string): Promise<{ add
     else res.modified.push(file);
   }
   return res;
-}
-
-/** How many commits `commitsBetween` would list without a limit. */
-export async function countCommitsBetween(dir: string, tip: string, exclude: string[]): Promise<number> {
-  const args = ['rev-list', '--count', safeArg(tip, 'revision'), ...exclude.map((e) => `^${safeArg(e, 'revision')}`), '--'];
-  const r = await git(args, { gitDir: dir, okCodes: [128] });
-  return r.code === 0 ? Number(r.stdout.toString().trim()) : 0;
 }
 
 /** The message of an annotated tag; null for a lightweight one (or no such tag). */

@@ -6,9 +6,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { DIALECTS, type TestApp } from '../helpers/build.js';
 import { PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
-import { freePort } from '../helpers/git.js';
+import { listeningTestApp } from '../helpers/git.js';
 import { allowLocalHooks, startHookWorkers, startReceiver, type Receiver } from '../helpers/hooks.js';
 import type { Queue } from '../../src/queue/queue.js';
 
@@ -22,10 +22,7 @@ for (const dialect of DIALECTS) {
     let rx: Receiver;
     let queue: Queue;
     before(async () => {
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      t = await buildTestApp(dialect, { ANVIL_EXTERNAL_URL: url });
-      await t.app.listen({ port, host: '127.0.0.1' });
+      ({ t, url } = await listeningTestApp(dialect));
       rx = await startReceiver();
       await allowLocalHooks(t);
       queue = startHookWorkers(t);

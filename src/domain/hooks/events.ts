@@ -13,8 +13,8 @@ import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
 import type { DB } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
-import { annotatedTagMessage, commitPathChanges, commitsBetween, countCommitsBetween, readCommit } from '../../git/objects.js';
-import { ZERO_SHA } from '../../git/repository.js';
+import { annotatedTagMessage, commitPathChanges, commitsBetween, readCommit } from '../../git/objects.js';
+import { countCommits, ZERO_SHA } from '../../git/repository.js';
 import { loadProtection, matchingRules } from '../protected_branches/policy.js';
 import { jobPayload, pipelinePayload } from './ci_payloads.js';
 import { enqueueDeliveries, type HookEvent } from './delivery.js';
@@ -93,9 +93,10 @@ export async function pushFacts(dir: string, hp: HookProject, ch: Change, protec
   let total = 0;
   let message: string | null = null;
   if (!removed) {
-    const exclude = isTag ? [] : ch.before !== ZERO_SHA ? [ch.before] : hp.row.default_branch && ch.ref !== `refs/heads/${hp.row.default_branch}` ? [`refs/heads/${hp.row.default_branch}`] : [];
-    const infos = isTag ? [await readCommit(dir, ch.after)].filter((x) => x !== null) : await commitsBetween(dir, ch.after, exclude, PUSH_COMMITS_LIMIT);
-    total = isTag ? infos.length : await countCommitsBetween(dir, ch.after, exclude);
+    const defaultRef = hp.row.default_branch ? `refs/heads/${hp.row.default_branch}` : null;
+    const not = isTag ? null : ch.before !== ZERO_SHA ? ch.before : ch.ref !== defaultRef ? defaultRef : null;
+    const infos = isTag ? [await readCommit(dir, ch.after)].filter((x) => x !== null) : await commitsBetween(dir, ch.after, not, PUSH_COMMITS_LIMIT);
+    total = isTag ? infos.length : await countCommits(dir, ch.after, not);
     // Oldest first, as the reference lists them.
     commits = await Promise.all(infos.reverse().map(async (info) => ({ info, ...(await commitPathChanges(dir, info.id)) })));
     if (isTag) message = await annotatedTagMessage(dir, ch.ref);
