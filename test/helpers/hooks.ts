@@ -1,8 +1,9 @@
 // Hook tests: a real HTTP receiver on loopback, and queue workers that deliver while a test runs.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { registerHookJobs } from '../../src/domain/hooks/delivery.js';
-import { registerRefChangeJobs } from '../../src/domain/repository/ref_changes.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
+import { HOOK_DELIVERY_JOB } from '../../src/domain/hooks/delivery.js';
+import { REPOSITORY_PUSH_JOB } from '../../src/domain/repository/ref_changes.js';
 import type { Queue } from '../../src/queue/queue.js';
 import type { TestApp } from './build.js';
 import { testQueue, waitFor } from './queue.js';
@@ -71,9 +72,7 @@ export async function startReceiver(): Promise<Receiver> {
 /** Queue workers that deliver hooks (and turn ref changes into deliveries) until stopped. */
 export function startHookWorkers(t: TestApp, workers = 2): Queue {
   const queue = testQueue(t.c.db, { workers });
-  const c = { ...t.c, queue };
-  registerRefChangeJobs(c);
-  void registerHookJobs(c);
+  registerBackgroundJobs({ ...t.c, queue }, [REPOSITORY_PUSH_JOB, HOOK_DELIVERY_JOB]);
   queue.start();
   return queue;
 }

@@ -1,11 +1,10 @@
 // Job views → the Job and Bridge shapes; the job-token lookups.
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { AllowedAgentsView, JobView } from '../../domain/ci/jobs.js';
-import { RUNNER_DESCRIPTION } from '../../domain/ci/runner.js';
-import { BUILT_IN_RUNNER_ID } from '../../domain/ci/state.js';
+import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from '../../domain/ci/built_in_runner.js';
 import { jobWebUrl, pipelineWebUrl } from '../../domain/ci/variables.js';
 import { presentPipelineBasic } from '../pipelines/present.js';
 import { presentProjectSimple } from '../projects/present.js';

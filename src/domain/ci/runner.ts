@@ -26,8 +26,8 @@ import type { ArtifactsSpec, PlannedJob } from '../../ci/config/types.js';
 import { extractCoverage } from '../../ci/reports/coverage.js';
 import { executeJob, finalLine } from '../../ci/runner/execute.js';
 import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js';
-import type { Container } from '../../container.js';
-import { findJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
+import type { Container } from '../context.js';
+import { findCiJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { ANVIL_REVISION } from '../../version.js';
@@ -37,13 +37,12 @@ import { decryptSecret } from '../shared/encryption.js';
 import { recordArtifactsExpireAt, storeArtifact } from './artifacts.js';
 import { downloadDependencies } from './dependencies.js';
 import { failOrphanedJobs, joinNode, newRunnerNode, renewNode, STALE_GRACE_MS, type RunnerNodeId } from './runner_nodes.js';
-import { BUILT_IN_RUNNER_ID, finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
+import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from './built_in_runner.js';
+import { finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
 import { foldTrace, readTrace, TraceWriter } from './traces.js';
 import { pipelineVariables, predefinedVariables } from './variables.js';
 import { Sleepers } from '../shared/sleepers.js';
 import { jobTimeoutSeconds } from './timeout.js';
-
-export const RUNNER_DESCRIPTION = 'Anvil built-in runner';
 
 export interface RunnerOptions {
   /** Jobs run at once (default config.runnerConcurrency). */
@@ -227,7 +226,7 @@ export class CiRunner {
         flushMs: this.opts.flushMs,
         // A cancel made on another node (or a job failed as stuck) is seen here within a flush.
         onTick: async () => {
-          const now = await findJob(this.c.db, job.id);
+          const now = await findCiJob(this.c.db, job.id);
           if (!now || now.status !== 'running') entry.abort.abort('canceled' satisfies StopReason);
         },
       });
@@ -476,7 +475,7 @@ export class CiRunner {
     for (const name of names) {
       const id = /^(\d+)(\.tmp)?$/.exec(name)?.[1];
       if (!id || this.running.has(Number(id))) continue;
-      const job = await findJob(this.c.db, Number(id)).catch(() => null);
+      const job = await findCiJob(this.c.db, Number(id)).catch(() => null);
       if (job === null || job?.status === 'running') continue;
       await removeWorkspace(path.join(builds, name)).catch(() => undefined);
     }

@@ -1,15 +1,14 @@
 // Pipeline Hook and Job Hook bodies (the reference's DataBuilder::Pipeline and ::Build). Read in
 // the transaction that moved the status, so the body shows the state that was committed.
 import type { Kysely } from 'kysely';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { artifactRowsOfJobs } from '../../db/repos/ci_artifacts.js';
 import { latestJobsOfPipeline, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, pipelineVariableRows, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
 import type { DB } from '../../db/schema.js';
-import { RUNNER_DESCRIPTION } from '../ci/runner.js';
-import { BUILT_IN_RUNNER_ID } from '../ci/state.js';
+import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from '../ci/built_in_runner.js';
 import { decryptSecret } from '../shared/encryption.js';
 import { ciTime, hookProject, hookUser, projectObject, repositoryObject, type HookProject } from './payloads.js';
 

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { pendingJobExists } from '../../db/repos/background_jobs.js';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   findDelivery, findSystemHook, insertDeliveries, insertHookLog, pruneDeliveries, pruneHookLogs, settleDelivery,
   type HookDeliveryRow, type HookLogRow, type SystemHookRow,
@@ -245,20 +245,11 @@ export async function pruneHookRecords(c: Container, now = Date.now()): Promise<
   return total;
 }
 
-const DAY = 24 * 3600_000;
+/** The prune of old log entries and finished deliveries runs daily. */
+export const HOOK_LOG_PRUNE_EVERY_MS = 24 * 3600_000;
 
 /** Queues the next prune unless one is already waiting (several nodes start at once). */
-async function scheduleHookPrune(c: Container, runAt: Date, exceptJobId: number | null): Promise<void> {
+export async function scheduleHookPrune(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
   if (await pendingJobExists(c.db, HOOK_LOG_PRUNE_JOB, exceptJobId)) return;
   await c.queue.enqueue(HOOK_LOG_PRUNE_JOB, {}, { runAt });
-}
-
-/** The delivery worker and the daily prune of old log entries and finished deliveries. */
-export async function registerHookJobs(c: Container): Promise<void> {
-  c.queue.register(HOOK_DELIVERY_JOB, (p: { deliveryId: number; attempt: number }) => runDelivery(c, p));
-  c.queue.register(HOOK_LOG_PRUNE_JOB, async (_p, job) => {
-    await pruneHookRecords(c);
-    await scheduleHookPrune(c, new Date(Date.now() + DAY), job.id);
-  });
-  if (c.config.queueWorkers > 0) await scheduleHookPrune(c, new Date(Date.now() + 60_000), null);
 }

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import picomatch from 'picomatch';
 import type { Kysely } from 'kysely';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { JobRow } from '../../db/repos/ci_jobs.js';
 import { deliveriesExist, projectHooksFor, systemHooksFor } from '../../db/repos/hooks.js';
 import type { MemberRow } from '../../db/repos/members.js';

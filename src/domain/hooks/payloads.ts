@@ -1,7 +1,7 @@
 // The bodies hooks receive, shaped as the reference's system hook and webhook payloads
 // (its SystemHooksService, DataBuilder::Push/Repository/Pipeline/Build), with Anvil's URLs.
 import type { Kysely } from 'kysely';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';

@@ -1,6 +1,6 @@
 // What a project hook test sends: a sample of the trigger's event built from the project's own
 // data, as the reference's TestHooks::ProjectService does; or why there is nothing to send.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { latestBuild, latestPipelineId } from '../../db/repos/hooks.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';

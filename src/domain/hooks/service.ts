@@ -1,6 +1,6 @@
 // System hooks (admin) and what every hook has: its URL check, its delivery log and resend.
 import crypto from 'node:crypto';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   deleteHookRecords, deleteSystemHook, findHookLog, findSystemHook, insertSystemHook, pageHookLogs, pageSystemHooks, updateSystemHook,
   type HookLogRow, type SystemHookPatch, type SystemHookRow,

@@ -1,7 +1,7 @@
 // Project aliases [admin]: another name for a project, used by `GET /projects/:id` and by git
 // URLs (`{external_url}/<alias>.git`) with the project's own access rules. An alias is one path
 // segment that no namespace or project path holds already; it goes with its project (cascade).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { findNamespaceByFullPath } from '../../db/repos/namespaces.js';
 import {
@@ -13,7 +13,7 @@ import { recordNotFound, validation } from '../errors.js';
 import { pathErrors } from '../groups/validation.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
-import { findProject } from './service.js';
+import { findProject } from './find.js';
 
 export async function listProjectAliases(c: Container, actor: Actor | null, page: PageRequest): Promise<PageResult<ProjectAliasRow>> {
   requireAdmin(actor);

@@ -1,7 +1,7 @@
 // Project hooks: the URLs a project's events go to (delivery: src/domain/hooks/). Maintainers
 // manage them, read their delivery log and test them; the secret token is stored encrypted and
 // never shown again.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   deleteProjectHook,
   findProjectHook,
@@ -20,7 +20,7 @@ import { deleteHookRecords, type HookLogRow } from '../../db/repos/hooks.js';
 import { checkHookUrl, encryptedToken, listHookLogs, resendHookLog, sendNow } from '../hooks/service.js';
 import { sampleEvent } from '../hooks/samples.js';
 import { canAdminProject } from './policy.js';
-import { findProject } from './service.js';
+import { findProject } from './find.js';
 
 /** The event switches a hook has, with the reference's defaults (push on, the rest off). */
 export const HOOK_EVENTS = {

@@ -6,7 +6,7 @@
 // - the project's last_activity_at;
 // - a refresh of the cached repository figures (statistics, languages);
 // - the announcement to the hook deliverer (`announceRefChanges`).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { touchProjectActivity } from '../../db/repos/repository_statistics.js';
 import { countCommits, newestMessage, resolveRevision } from '../../git/repository.js';
@@ -14,7 +14,6 @@ import { ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { enqueuePushPipelines } from '../ci/push_pipelines.js';
 import { recordEvent, type PushData } from '../events/service.js';
-import { deliverRefChanges } from '../hooks/events.js';
 import { getSettings } from '../settings/service.js';
 import { nowIso } from '../shared/time.js';
 import type { RefUpdate } from './protection.js';
@@ -160,10 +159,3 @@ export function checkRepositoryPushPayload(p: unknown): RepositoryPushPayload {
   return v as RepositoryPushPayload;
 }
 
-/** Registers the handler of announcements: push, tag push and repository update hooks. */
-export function registerRefChangeJobs(c: Container): void {
-  c.queue.register(REPOSITORY_PUSH_JOB, async (payload: unknown, job) => {
-    const p = checkRepositoryPushPayload(payload);
-    await deliverRefChanges(c, job.id, p, repositoryDir(c, p.projectId));
-  });
-}
