@@ -23,7 +23,7 @@ export const projectHookRoutes = [
     params: T.Object(ProjectIdParam),
     paginated: true,
     response: ProjectHook,
-    handler: async ({ c, actor, input, page }) => mapPage(await listHooks(c, actor!, input.id, page), presentHook),
+    handler: async ({ c, actor, input, page }) => mapPage(await listHooks(c, actor, input.id, page), presentHook),
   }),
   route({
     method: 'GET',
@@ -32,7 +32,7 @@ export const projectHookRoutes = [
     summary: 'One project hook',
     params: T.Object(HookIdParams),
     response: ProjectHook,
-    handler: async ({ c, actor, input }) => presentHook(await getHook(c, actor!, input.id, input.hook_id)),
+    handler: async ({ c, actor, input }) => presentHook(await getHook(c, actor, input.id, input.hook_id)),
   }),
   route({
     method: 'POST',
@@ -41,7 +41,7 @@ export const projectHookRoutes = [
     summary: 'Add a project hook',
     params: T.Object(HookParams),
     response: ProjectHook,
-    handler: async ({ c, actor, input }) => presentHook(await createHook(c, actor!, input.id, input)),
+    handler: async ({ c, actor, input }) => presentHook(await createHook(c, actor, input.id, input)),
   }),
   route({
     method: 'PUT',
@@ -50,7 +50,7 @@ export const projectHookRoutes = [
     summary: 'Edit a project hook',
     params: T.Object({ ...HookParams, hook_id: T.Integer() }),
     response: ProjectHook,
-    handler: async ({ c, actor, input }) => presentHook(await updateHook(c, actor!, input.id, input.hook_id, input)),
+    handler: async ({ c, actor, input }) => presentHook(await updateHook(c, actor, input.id, input.hook_id, input)),
   }),
   route({
     method: 'DELETE',
@@ -59,7 +59,7 @@ export const projectHookRoutes = [
     summary: 'Delete a project hook',
     params: T.Object(HookIdParams),
     status: 204,
-    handler: async ({ c, actor, input }) => deleteHook(c, actor!, input.id, input.hook_id),
+    handler: async ({ c, actor, input }) => deleteHook(c, actor, input.id, input.hook_id),
   }),
   route({
     method: 'POST',
@@ -69,7 +69,7 @@ export const projectHookRoutes = [
     params: T.Object({ ...HookIdParams, trigger: OneOf(TEST_TRIGGERS) }),
     response: T.Object({ message: T.String() }),
     handler: async ({ c, actor, input }) => {
-      await testHook(c, actor!, input.id, input.hook_id, input.trigger);
+      await testHook(c, actor, input.id, input.hook_id, input.trigger);
       return { message: '201 Created' };
     },
   }),
@@ -81,7 +81,7 @@ export const projectHookRoutes = [
     params: T.Object(HookIdParams),
     paginated: true,
     response: HookLog,
-    handler: async ({ c, actor, input, page }) => mapPage(await listHookEvents(c, actor!, input.id, input.hook_id, page), presentHookLog),
+    handler: async ({ c, actor, input, page }) => mapPage(await listHookEvents(c, actor, input.id, input.hook_id, page), presentHookLog),
   }),
   route({
     method: 'POST',
@@ -90,6 +90,6 @@ export const projectHookRoutes = [
     summary: 'Send a logged project hook request again',
     params: T.Object({ ...HookIdParams, hook_log_id: T.Integer() }),
     response: ResendResult,
-    handler: async ({ c, actor, input }) => resendHookEvent(c, actor!, input.id, input.hook_id, input.hook_log_id),
+    handler: async ({ c, actor, input }) => resendHookEvent(c, actor, input.id, input.hook_id, input.hook_log_id),
   }),
 ];
