@@ -7,7 +7,7 @@ import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from 
 import { durationSeconds } from '../shared/duration.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
-  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
+  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, takePendingJob, transitionJob, updateJob, dueScheduledJobs, type JobRow,
 } from '../../db/repos/ci_jobs.js';
 import {
   childPipelineIds, findPipeline, insertPipeline, updatePipeline, withPipelineLock, type Db, type NewJob, type PipelineRow,
@@ -30,16 +30,19 @@ const RETRYABLE: readonly string[] = ['success', 'failed', 'canceled'];
 const FINISHED_PIPELINE: readonly string[] = ['success', 'failed', 'canceled', 'skipped'];
 
 /**
- * Every job transition: the conditional update and, in the same transaction, the job hook
- * deliveries it causes (src/domain/hooks/events.ts).
+ * Every job transition: the conditional update (`move`) and, in the same transaction, the job
+ * hook deliveries it causes (src/domain/hooks/events.ts).
  */
-async function moveJob(c: Container, db: Db, id: number, from: readonly string[], patch: Parameters<typeof transitionJob>[3]): Promise<JobRow | undefined> {
+function withJobEvent(c: Container, db: Db, move: (tx: Db) => Promise<JobRow | undefined>): Promise<JobRow | undefined> {
   return inTransaction(db, async (tx) => {
-    const moved = await transitionJob(tx, id, from, patch);
+    const moved = await move(tx);
     if (moved) await jobHookEvent(c, tx, moved);
     return moved;
   });
 }
+
+const moveJob = (c: Container, db: Db, id: number, from: readonly string[], patch: Parameters<typeof transitionJob>[3]) =>
+  withJobEvent(c, db, (tx) => transitionJob(tx, id, from, patch));
 
 /** The planned job of a row (ci_jobs.options). Its `variables` hold the global ones too. */
 export const jobPlan = (job: Pick<JobRow, 'options'>): PlannedJob => JSON.parse(job.options) as PlannedJob;
@@ -238,7 +241,7 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
   const now = nowIso();
   const current = await findCiJob(c.db, jobId);
   if (!current || current.status !== 'pending') return null;
-  const job = await moveJob(c, c.db, jobId, ['pending'], {
+  const patch = {
     status: 'running',
     started_at: now,
     updated_at: now,
@@ -247,7 +250,8 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
     runner_node_id: node?.nodeId ?? null,
     runner_boot_id: node?.bootId ?? null,
     token_digest: digest,
-  });
+  };
+  const job = await withJobEvent(c, c.db, (tx) => (node ? takePendingJob(tx, jobId, node, patch) : transitionJob(tx, jobId, ['pending'], patch)));
   if (!job) return null;
   await processPipeline(c, job.pipeline_id);
   return { job, token };
