@@ -15,6 +15,8 @@ import * as m013 from './013_ci_job_list_indexes.js';
 import * as m019 from './019_repository_statistics.js';
 import * as m022 from './022_ci_pipeline_name.js';
 import * as m024 from './024_ci_runner_nodes.js';
+import * as m030 from './030_hooks.js';
+import * as m031 from './031_project_aliases.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -32,6 +34,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '019_repository_statistics': m019,
   '022_ci_pipeline_name': m022,
   '024_ci_runner_nodes': m024,
+  '030_hooks': m030,
+  '031_project_aliases': m031,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
