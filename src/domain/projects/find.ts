@@ -41,7 +41,7 @@ export async function findProject(c: Container, actor: Actor | null, idOrPath: n
   return { row, access };
 }
 
-/** A project by id or full path (old paths redirect), whoever asks; else 404. Check access before answering with it. */
+/** A project by id, full path (old paths redirect) or alias, whoever asks; else 404. Check access before answering with it. */
 export async function findProjectRow(c: Container, idOrPath: number | string): Promise<ProjectRow> {
   const s = String(idOrPath);
   const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
