@@ -430,7 +430,20 @@ export interface CiTraceChunksTable {
   data: string; // base64
 }
 
+/** Badges of a project or a group (migration 050). */
+export interface BadgesTable {
+  id: Generated<number>;
+  project_id: number | null;
+  group_id: number | null;
+  name: string | null;
+  link_url: string;
+  image_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
+  badges: BadgesTable;
   ci_pipelines: CiPipelinesTable;
   ci_pipeline_variables: CiPipelineVariablesTable;
   ci_jobs: CiJobsTable;

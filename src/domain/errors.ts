@@ -4,12 +4,14 @@ export type ValidationMessages = Record<string, string[] | Record<string, string
 
 export type ErrorKind =
   | { kind: 'not_found'; resource: string | null }
+  | { kind: 'record_not_found' }                          // the reference's ActiveRecord::RecordNotFound: `404 Not found`
   | { kind: 'missing'; attribute: string }
   | { kind: 'invalid_params'; message: string }            // parameter type/value errors (Grape's `{error}` form)
   | { kind: 'validation'; messages: ValidationMessages }    // model validation (`{message: {field: [...]}}`)
   | { kind: 'bad_request'; reason: string | null }
   | { kind: 'unauthorized' }
   | { kind: 'forbidden'; reason: string | null }
+  | { kind: 'refused'; message: string }                  // 403 with the reference's own message (`error!(msg, 403)`)
   | { kind: 'insufficient_scope'; scopes: string[] }
   | { kind: 'conflict'; message: string }
   | { kind: 'unprocessable'; message: string }
@@ -26,6 +28,8 @@ export class DomainError extends Error {
 }
 
 export const notFound = (resource: string | null = null) => new DomainError({ kind: 'not_found', resource });
+export const recordNotFound = () => new DomainError({ kind: 'record_not_found' });
+export const refused = (message: string) => new DomainError({ kind: 'refused', message });
 export const missing = (attribute: string) => new DomainError({ kind: 'missing', attribute });
 export const invalidParams = (message: string) => new DomainError({ kind: 'invalid_params', message });
 export const validation = (messages: ValidationMessages) => new DomainError({ kind: 'validation', messages });

@@ -173,3 +173,10 @@ export async function diffPaths(dir: string, oldSha: string, newSha: string, env
   const r = await git(['diff', '--name-only', '--no-renames', safeArg(oldSha, 'revision'), safeArg(newSha, 'revision')], { gitDir: dir, env, okCodes: [128] });
   return r.code === 0 ? r.stdout.toString('utf8').split('\n').filter(Boolean) : [];
 }
+
+/** The tag whose commit is newest (the reference's "latest tag"), or null when there is none. */
+export async function latestTagName(dir: string): Promise<string | null> {
+  const r = await git(['for-each-ref', '--sort=-creatordate', '--count=1', '--format=%(refname:strip=2)', 'refs/tags'], { gitDir: dir, okCodes: [128] });
+  const name = r.code === 0 ? r.stdout.toString().trim() : '';
+  return name || null;
+}

@@ -15,6 +15,10 @@ export function fromKind(e: ErrorKind): HttpError {
   switch (e.kind) {
     case 'not_found':
       return { status: 404, body: { message: e.resource ? `404 ${e.resource} Not Found` : '404 Not Found' } };
+    case 'record_not_found':
+      return { status: 404, body: { message: '404 Not found' } };
+    case 'refused':
+      return { status: 403, body: { message: e.message } };
     case 'missing':
       return { status: 400, body: { message: `400 (Bad request) "${e.attribute}" not given` } };
     case 'invalid_params':
