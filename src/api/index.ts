@@ -1,5 +1,6 @@
 // Every API route, by area. An area adds one line here.
 import type { ApiRoute } from '../http/route.js';
+import { alertRoutes } from './alerts/routes.js';
 import { badgeRoutes } from './badges/routes.js';
 import { branchRoutes } from './branches/routes.js';
 import { protectedBranchRoutes } from './protected_branches/routes.js';
@@ -27,4 +28,4 @@ import { signupRoutes } from './signup/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes];

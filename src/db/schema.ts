@@ -442,7 +442,44 @@ export interface BadgesTable {
   updated_at: string;
 }
 
+/** Alert integrations: HTTP endpoints that receive alerts (migration 051). */
+export interface AlertIntegrationsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  active: Default<Bool>;
+  endpoint_identifier: string;
+  token_digest: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Alerts of a project (migration 051). */
+export interface AlertsTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  integration_id: number | null;
+  title: string;
+  description: string | null;
+  service: string | null;
+  monitoring_tool: string | null;
+  environment_name: string | null;
+  hosts: string; // JSON array
+  severity: string;
+  status: string;
+  fingerprint: string;
+  events: Default<number>;
+  payload: string; // JSON
+  started_at: string;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
+  alert_integrations: AlertIntegrationsTable;
+  alerts: AlertsTable;
   badges: BadgesTable;
   ci_pipelines: CiPipelinesTable;
   ci_pipeline_variables: CiPipelineVariablesTable;

@@ -15,6 +15,7 @@ export type ErrorKind =
   | { kind: 'insufficient_scope'; scopes: string[] }
   | { kind: 'conflict'; message: string }
   | { kind: 'unprocessable'; message: string }
+  | { kind: 'payload_too_large' }
   | { kind: 'method_not_allowed'; message: string | null }
   | { kind: 'precondition_failed' }
   | { kind: 'too_many_requests'; text: string; headers?: Record<string, string> } // text/plain, with Retry-After etc.
@@ -39,6 +40,7 @@ export const forbidden = (reason: string | null = null) => new DomainError({ kin
 export const insufficientScope = (scopes: string[]) => new DomainError({ kind: 'insufficient_scope', scopes });
 export const conflict = (message: string) => new DomainError({ kind: 'conflict', message });
 export const unprocessable = (message: string) => new DomainError({ kind: 'unprocessable', message });
+export const payloadTooLarge = () => new DomainError({ kind: 'payload_too_large' });
 export const methodNotAllowed = (message: string | null = null) => new DomainError({ kind: 'method_not_allowed', message });
 export const preconditionFailed = () => new DomainError({ kind: 'precondition_failed' });
 export const tooManyRequests = (text: string, headers: Record<string, string> = {}) => new DomainError({ kind: 'too_many_requests', text, headers });

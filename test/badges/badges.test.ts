@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
-import { makeProject } from '../helpers/projects.js';
+import { addMember as addProjectMember, makeProject } from '../helpers/projects.js';
 import { addMember, makeGroup } from '../helpers/groups.js';
 import { branchTip, commitOn } from '../helpers/branches.js';
 import { serverGitTag } from '../helpers/badges.js';
@@ -9,11 +9,6 @@ import { serverGitTag } from '../helpers/badges.js';
 type U = { id: number; username: string; token: string };
 
 const BADGE_KEYS = ['id', 'image_url', 'kind', 'link_url', 'name', 'rendered_image_url', 'rendered_link_url'];
-
-async function addProjectMember(t: TestApp, projectId: number, userId: number, level: number): Promise<void> {
-  const r = await t.request('POST', `/api/v4/projects/${projectId}/members`, { body: { user_id: userId, access_level: level } });
-  assert.equal(r.status, 201, r.text);
-}
 
 for (const dialect of DIALECTS) {
   describe(`badges (${dialect})`, () => {
@@ -33,7 +28,7 @@ for (const dialect of DIALECTS) {
       top = await makeGroup(t, { token: owner.token, path: 'top-org' });
       sub = await makeGroup(t, { token: owner.token, path: 'sub-team', parent_id: top.id });
       p = await makeProject(t, owner.token, { name: 'My Widget', path: 'widget', namespace_id: sub.id, initialize_with_readme: true });
-      await addProjectMember(t, p.id, dev.id, 30);
+      await addProjectMember(t, 'Project', p.id, dev.id, 30);
     });
     after(async () => t.close());
 
@@ -184,7 +179,7 @@ for (const dialect of DIALECTS) {
       assert.equal(anonList.status, 404);
 
       const maint = await t.createUser();
-      await addProjectMember(t, p.id, maint.id, 40);
+      await addProjectMember(t, 'Project', p.id, maint.id, 40);
       const ok = await t.request('POST', base(), { token: maint.token, body });
       assert.equal(ok.status, 201);
       await t.request('DELETE', `${base()}/${ok.body.id}`, { token: maint.token });

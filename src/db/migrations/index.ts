@@ -14,6 +14,7 @@ import * as m012 from './012_protected_branches.js';
 import * as m013 from './013_ci_job_list_indexes.js';
 import * as m019 from './019_repository_statistics.js';
 import * as m050 from './050_badges.js';
+import * as m051 from './051_alerts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013_ci_job_list_indexes': m013,
   '019_repository_statistics': m019,
   '050_badges': m050,
+  '051_alerts': m051,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
