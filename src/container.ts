@@ -12,6 +12,7 @@ import { registerBranchJobs } from './domain/branches/service.js';
 import { registerPushPipelineJobs } from './domain/ci/push_pipelines.js';
 import { registerArtifactsExpiryJob } from './domain/ci/artifacts.js';
 import { registerEventJobs } from './domain/events/service.js';
+import { registerVulnerabilityJobs } from './domain/vulnerabilities/findings.js';
 import { Queue } from './queue/queue.js';
 import { registerProjectJobs } from './domain/projects/jobs.js';
 import { registerRefChangeJobs } from './domain/repository/ref_changes.js';
@@ -71,6 +72,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
   registerRepositoryStatisticsJob(c);
   registerRefChangeJobs(c);
   registerPushPipelineJobs(c);
+  registerVulnerabilityJobs(c);
   await registerEventJobs(c);
   await registerArtifactsExpiryJob(c);
   return c;

@@ -15,6 +15,7 @@ import * as m013 from './013_ci_job_list_indexes.js';
 import * as m019 from './019_repository_statistics.js';
 import * as m050 from './050_badges.js';
 import * as m051 from './051_alerts.js';
+import * as m052 from './052_vulnerabilities.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '019_repository_statistics': m019,
   '050_badges': m050,
   '051_alerts': m051,
+  '052_vulnerabilities': m052,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
