@@ -19,7 +19,8 @@ import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserById, findUserByUsername, type UserRow } from '../../db/repos/users.js';
 import { git } from '../../git/git.js';
 import { listTree, readCommit, refSha } from '../../git/objects.js';
-import { branchNames } from '../../git/refs.js';
+import { branchNames, diffPaths } from '../../git/refs.js';
+import { resolveRevision } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams } from '../errors.js';
 import { findProject } from '../projects/service.js';
@@ -181,6 +182,11 @@ export async function planAndCreate(c: Container, req: PlanRequest): Promise<Pla
     listFiles: async () => {
       files ??= ((await listTree(dir, ref.sha, '', true)) ?? []).filter((e) => e.type === 'blob').map((e) => e.path);
       return files;
+    },
+    changedSince: async (rev) => {
+      // A ref git would refuse (a leading '-', a NUL) is no valid ref either.
+      const base = await resolveRevision(dir, rev).catch(() => null);
+      return base === null ? null : diffPaths(dir, base, ref.sha);
     },
   };
   let result: PlanResult;
