@@ -1,9 +1,10 @@
 // Alert integrations (HTTP endpoints) of a project, and the alerts they receive.
 import { type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
-import { dialectOf, ilike, likeEscape } from '../dialect.js';
+import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import type { AlertIntegrationsTable, AlertsTable, DB } from '../schema.js';
+import { lockProjectRow } from './projects.js';
 
 export type AlertIntegrationRow = Selectable<AlertIntegrationsTable>;
 export type AlertRow = Selectable<AlertsTable>;
@@ -47,9 +48,7 @@ export interface IncomingAlert {
 export function recordAlert(db: Kysely<DB>, incoming: IncomingAlert): Promise<AlertRow> {
   const { row, endedAt } = incoming;
   return db.transaction().execute(async (tx) => {
-    if (dialectOf(db) === 'postgres') {
-      await tx.selectFrom('projects').select('id').where('id', '=', row.project_id).forNoKeyUpdate().execute();
-    }
+    await lockProjectRow(tx, row.project_id);
     const open = await findOpenAlert(tx, row.project_id, row.fingerprint);
     if (open) {
       const q = tx.updateTable('alerts').where('id', '=', open.id);

@@ -6,6 +6,7 @@ import { runPage } from '../paginate.js';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import type { DB, VulnerabilitiesTable, VulnerabilityFindingsTable, VulnerabilityIdentifiersTable, VulnerabilityScannersTable } from '../schema.js';
 import type { ArtifactRow } from './ci_artifacts.js';
+import { lockProjectRow } from './projects.js';
 
 export type FindingRow = Selectable<VulnerabilityFindingsTable>;
 export type VulnerabilityRow = Selectable<VulnerabilitiesTable>;
@@ -65,15 +66,15 @@ async function upsertIdentifier(tx: Transaction<DB>, projectId: number, i: Inges
 
 /**
  * Stores the findings of a default-branch pipeline's reports, all or nothing, unless a newer
- * pipeline was read already (then false). Findings are kept by uuid: a newer pipeline updates
+ * pipeline was read already (then false; the same pipeline again, after a retry, is read again). Findings are kept by uuid: a newer pipeline updates
  * those it reports again and adds new ones; a vulnerability whose finding it no longer reports
  * is marked resolved on the default branch (and unmarked when it comes back).
  */
 export function ingestFindings(db: Kysely<DB>, projectId: number, pipelineId: number, findings: IngestedFinding[], now: string): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
-    const lock = tx.selectFrom('vulnerability_ingestions').select('pipeline_id').where('project_id', '=', projectId);
-    const seen = await (dialectOf(db) === 'postgres' ? lock.forUpdate() : lock).executeTakeFirst();
-    if (seen && seen.pipeline_id >= pipelineId) return false;
+    await lockProjectRow(tx, projectId); // one ingestion per project at a time
+    const seen = await tx.selectFrom('vulnerability_ingestions').select('pipeline_id').where('project_id', '=', projectId).executeTakeFirst();
+    if (seen && seen.pipeline_id > pipelineId) return false;
     for (const f of findings) {
       const scannerId = await upsertScanner(tx, projectId, f.scanner);
       const identifierIds: number[] = [];
