@@ -247,6 +247,11 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('POST', url, { token: reporter.token, body: {} })).status, 403);
       assert.equal((await t.request('POST', url, { token: stranger.token, body: {} })).status, 404);
       assert.equal((await t.request('POST', url, { token: null, body: {} })).status, 401);
+      const off = await t.request('POST', `/api/v4/projects/${p.id}/alert_integrations`, { token: owner.token, body: { name: 'Paused', active: false } });
+      const paused = await t.request('POST', `/api/v4/projects/${p.id}/alert_integrations/${off.body.id}/test_alert`, { token: dev.token, body: { title: 't' } });
+      assert.equal(paused.status, 403);
+      const unknown = await t.request('POST', `/api/v4/projects/${p.id}/alert_integrations/99999/test_alert`, { token: dev.token, body: {} });
+      assert.equal(unknown.status, 404);
     });
 
     it('1,000 payloads over 10 fingerprints from 20 concurrent senders: exactly 10 open alerts counting 1,000', async () => {

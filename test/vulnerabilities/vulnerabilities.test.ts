@@ -266,5 +266,12 @@ for (const dialect of DIALECTS) {
       const { ingestPipeline } = await import('../../src/domain/vulnerabilities/findings.js');
       assert.equal(await ingestPipeline(t.c, firstPipeline.id), false);
     });
+
+    it('a removed project takes its findings, scanners, identifiers and vulnerabilities with it', async () => {
+      await t.c.db.deleteFrom('projects').where('id', '=', p.id).execute();
+      for (const table of ['vulnerabilities', 'vulnerability_findings', 'vulnerability_scanners', 'vulnerability_identifiers', 'vulnerability_ingestions'] as const) {
+        assert.equal((await t.c.db.selectFrom(table).select('project_id').where('project_id', '=', p.id).execute()).length, 0, table);
+      }
+    });
   });
 }
