@@ -204,6 +204,33 @@ for (const dialect of DIALECTS) {
       assert.equal(anonOne.status, 200);
     });
 
+    it('group endpoints: get, change, render with the newest project, remove; bad input', async () => {
+      const g = `/api/v4/groups/${sub.id}/badges`;
+      const b = await t.request('POST', g, { token: owner.token, body: { link_url: 'https://g.example/%{project_name}', image_url: 'https://g.example/i.svg' } });
+      assert.equal(b.status, 201);
+      assert.deepEqual(keysOf(b.body), BADGE_KEYS);
+      assert.equal(b.body.name, null);
+      assert.equal(b.body.rendered_link_url, 'https://g.example/widget');
+      const got = await t.request('GET', `${g}/${b.body.id}`, { token: owner.token });
+      assert.deepEqual(got.body, b.body);
+      const put = await t.request('PUT', `${g}/${b.body.id}`, { token: owner.token, body: { name: 'Group', link_url: 'https://g2.example' } });
+      assert.equal(put.status, 200);
+      assert.equal(put.body.name, 'Group');
+      assert.equal(put.body.link_url, 'https://g2.example');
+      assert.equal(put.body.image_url, 'https://g.example/i.svg');
+      const render = await t.request('GET', `${g}/render?link_url=https://r.example/%25{project_id}&image_url=https://r.example/i.svg`, { token: owner.token });
+      assert.equal(render.status, 200);
+      assert.equal(render.body.rendered_link_url, `https://r.example/${p.id}`);
+      const bad = await t.request('PUT', `${g}/${b.body.id}`, { token: owner.token, body: { image_url: 'file:///etc/passwd' } });
+      assert.deepEqual(bad.body, { message: { image_url: ['is blocked: Only allowed schemes are http, https'] } });
+      // A project's badge is not the group's.
+      const own = await t.request('POST', base(), { token: owner.token, body: { link_url: 'https://o.example', image_url: 'https://o.example/i.svg' } });
+      assert.equal((await t.request('GET', `${g}/${own.body.id}`, { token: owner.token })).status, 404);
+      assert.equal((await t.request('DELETE', `${g}/${b.body.id}`, { token: owner.token })).status, 204);
+      assert.equal((await t.request('GET', `${g}/${b.body.id}`, { token: owner.token })).status, 404);
+      await t.request('DELETE', `${base()}/${own.body.id}`, { token: owner.token });
+    });
+
     it('commit_sha follows the default branch', async () => {
       const q = await makeProject(t, owner.token, { name: 'shas', initialize_with_readme: true });
       const sha = await commitOn(t, q.id, 'main', { 'a.txt': 'a' });
