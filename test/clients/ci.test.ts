@@ -14,7 +14,7 @@ import type { CiRunner } from '../../src/domain/ci/runner.js';
 import { startJob } from '../../src/domain/ci/state.js';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
-import { freePort } from '../helpers/git.js';
+import { listeningTestApp } from '../helpers/git.js';
 import { CHILD_CI, createPipelineOk, jobRows, JUNIT_REPORT, makeCiProject } from '../helpers/ci.js';
 import { testRunner } from '../ci/runner_fixtures.js';
 
@@ -72,10 +72,7 @@ for (const dialect of DIALECTS) {
     let runner: CiRunner;
     let scratch: string;
     before(async () => {
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      t = await buildTestApp(dialect, { ANVIL_EXTERNAL_URL: url });
-      await t.app.listen({ port, host: '127.0.0.1' });
+      ({ t, url } = await listeningTestApp(dialect));
       runner = testRunner(t);
       runner.start();
       scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-ci-clients-'));
