@@ -7,7 +7,8 @@ import { addMember } from '../helpers/projects.js';
 import { createPipelineOk, makeCiProject, putFiles } from '../helpers/ci.js';
 import { testQueue, waitFor } from '../helpers/queue.js';
 import { testRunner, waitForPipeline } from '../ci/runner_fixtures.js';
-import { INGEST_SECURITY_REPORTS_JOB, registerVulnerabilityJobs } from '../../src/domain/vulnerabilities/findings.js';
+import { INGEST_SECURITY_REPORTS_JOB } from '../../src/domain/vulnerabilities/findings.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
 import type { CiRunner } from '../../src/domain/ci/runner.js';
 
 type U = { id: number; username: string; token: string };
@@ -81,7 +82,7 @@ for (const dialect of DIALECTS) {
       const done = await waitForPipeline(t, pl.id);
       assert.equal(done.status, 'success');
       const queue = testQueue(t.c.db);
-      registerVulnerabilityJobs({ ...t.c, queue });
+      registerBackgroundJobs({ ...t.c, queue }, [INGEST_SECURITY_REPORTS_JOB]);
       queue.start();
       try {
         await waitFor('report ingestion', async () => {

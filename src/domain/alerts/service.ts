@@ -2,7 +2,7 @@
 // payloads posted there become alerts, grouped by fingerprint. Alerts are read and their status
 // changed by developers.
 import crypto from 'node:crypto';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   deleteIntegration,
   findAlertByIid,
@@ -22,8 +22,7 @@ import {
 import { findProjectByFullPath, type ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, payloadTooLarge, unauthorized, unprocessable, validation } from '../errors.js';
-import type { ProjectAccess } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { findProjectAllowed } from '../projects/find.js';
 import { digest } from '../shared/secrets.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
@@ -38,13 +37,6 @@ export interface IntegrationView {
   url: string;
   /** The key: only right after creation or a reset. */
   token?: string;
-}
-
-/** A project the actor may see and act on as `allowed` says; 403 otherwise. */
-async function projectFor(c: Container, actor: Actor, idOrPath: number | string, allowed: (a: ProjectAccess) => boolean): Promise<ProjectRow> {
-  const { row, access } = await findProject(c, actor, idOrPath);
-  if (!allowed(access)) throw forbidden();
-  return row;
 }
 
 /** The reference's `parameterize` of the name: the notify URL's readable segment. */
@@ -72,19 +64,19 @@ function checkName(name: string): string {
 }
 
 async function managedIntegration(c: Container, actor: Actor, idOrPath: number | string, integrationId: number) {
-  const project = await projectFor(c, actor, idOrPath, canManageAlertIntegrations);
+  const project = await findProjectAllowed(c, actor, idOrPath, canManageAlertIntegrations);
   const row = await findIntegration(c.db, project.id, integrationId);
   if (!row) throw notFound('Integration');
   return { project, row };
 }
 
 export async function listIntegrations(c: Container, actor: Actor, idOrPath: number | string): Promise<IntegrationView[]> {
-  const project = await projectFor(c, actor, idOrPath, canManageAlertIntegrations);
+  const project = await findProjectAllowed(c, actor, idOrPath, canManageAlertIntegrations);
   return (await integrationsOf(c.db, project.id)).map((r) => view(c, project, r));
 }
 
 export async function createIntegration(c: Container, actor: Actor, idOrPath: number | string, input: { name: string; active?: boolean }): Promise<IntegrationView> {
-  const project = await projectFor(c, actor, idOrPath, canManageAlertIntegrations);
+  const project = await findProjectAllowed(c, actor, idOrPath, canManageAlertIntegrations);
   const name = checkName(input.name);
   const token = newKey();
   const now = nowIso();
@@ -182,7 +174,7 @@ export async function notify(c: Container, fullPath: string, endpointIdentifier:
 
 /** A test alert (spec, Authentication 6: developers and above) through one of the project's integrations. */
 export async function sendTestAlert(c: Container, actor: Actor, idOrPath: number | string, integrationId: number, payload: unknown): Promise<AlertRow> {
-  const project = await projectFor(c, actor, idOrPath, canSendTestAlert);
+  const project = await findProjectAllowed(c, actor, idOrPath, canSendTestAlert);
   const integration = await findIntegration(c.db, project.id, integrationId);
   if (!integration) throw notFound('Integration');
   if (integration.active !== 1) throw forbidden();
@@ -190,7 +182,7 @@ export async function sendTestAlert(c: Container, actor: Actor, idOrPath: number
 }
 
 export async function listAlerts(c: Container, actor: Actor, idOrPath: number | string, filter: AlertFilter, page: PageRequest): Promise<PageResult<AlertRow>> {
-  const project = await projectFor(c, actor, idOrPath, canReadAlerts);
+  const project = await findProjectAllowed(c, actor, idOrPath, canReadAlerts);
   return pageAlerts(c.db, project.id, filter, page);
 }
 
@@ -201,7 +193,7 @@ async function findAlert(c: Container, project: ProjectRow, iid: number): Promis
 }
 
 export async function getAlert(c: Container, actor: Actor, idOrPath: number | string, iid: number): Promise<AlertRow> {
-  return findAlert(c, await projectFor(c, actor, idOrPath, canReadAlerts), iid);
+  return findAlert(c, await findProjectAllowed(c, actor, idOrPath, canReadAlerts), iid);
 }
 
 /**
@@ -209,7 +201,7 @@ export async function getAlert(c: Container, actor: Actor, idOrPath: number | st
  * another alert of the same fingerprint is open (one open alert per fingerprint).
  */
 export async function setAlertStatus(c: Container, actor: Actor, idOrPath: number | string, iid: number, status: AlertStatus): Promise<AlertRow> {
-  const project = await projectFor(c, actor, idOrPath, canUpdateAlerts);
+  const project = await findProjectAllowed(c, actor, idOrPath, canUpdateAlerts);
   const alert = await findAlert(c, project, iid);
   if (alert.status === status) return alert;
   const now = nowIso();

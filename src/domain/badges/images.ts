@@ -1,13 +1,13 @@
 // The images badges point at: `/{project}/badges/{ref}/pipeline.svg` and `…/coverage.svg`.
 // The pipeline image shows the status of the newest pipeline of the ref at its current commit;
 // the coverage image the coverage of the ref's newest successful pipeline (or of one job of it).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { jobCoverage, latestPipelineAt, latestSuccessfulPipeline } from '../../db/repos/badges.js';
 import { resolveRevision } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { ciAccess } from '../ci/policy.js';
 import { DomainError, notFound } from '../errors.js';
-import { findProject, type FoundProject } from '../projects/service.js';
+import { findProject, type FoundProject } from '../projects/find.js';
 import { repositoryDir } from '../repository/service.js';
 import { canSeeBadgeImages } from './policy.js';
 import { coverageTemplate, drawBadge, pipelineTemplate, type BadgeOptions } from './svg.js';

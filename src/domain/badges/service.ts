@@ -1,16 +1,17 @@
 // Badges of projects and groups: list (a project shows its own and its groups' badges), get,
 // add, change, remove, preview; and the values their URL placeholders resolve to.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { deleteBadge, findBadgeOf, insertBadge, pageBadges, updateBadge, type BadgeRow } from '../../db/repos/badges.js';
-import { findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
+import { findNamespaceById } from '../../db/repos/namespaces.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { latestTagName } from '../../git/refs.js';
 import { resolveRevision } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, recordNotFound, refused, validation } from '../errors.js';
-import { findGroup } from '../groups/service.js';
+import { findGroup } from '../groups/find.js';
 import { selfAndAncestorIds } from '../members/policy.js';
-import { findProject, listGroupProjects } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
+import { listGroupProjects } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';

@@ -3,7 +3,7 @@
 // when a default-branch pipeline completes, its findings become the project's (by uuid), in the
 // background; a newer default-branch pipeline updates them.
 import { text } from 'node:stream/consumers';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { SECURITY_REPORT_TYPES, SecurityReportError, parseSecurityReport, type ReportScan, type SecurityFinding } from '../../ci/reports/security.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById } from '../../db/repos/projects.js';
@@ -81,10 +81,4 @@ export async function pipelineCompleted(c: Container, pipeline: PipelineRow): Pr
   const project = await findProjectById(c.db, pipeline.project_id);
   if (!project || pipeline.ref !== project.default_branch) return;
   await c.queue.enqueue(INGEST_SECURITY_REPORTS_JOB, { pipelineId: pipeline.id });
-}
-
-export function registerVulnerabilityJobs(c: Container): void {
-  c.queue.register<{ pipelineId: number }>(INGEST_SECURITY_REPORTS_JOB, async (payload) => {
-    await ingestPipeline(c, payload.pipelineId);
-  });
 }

@@ -1,11 +1,11 @@
 // Vulnerability findings (GET /projects/:id/vulnerability_findings, from a pipeline's reports)
 // and vulnerabilities (made from stored findings; confirmed, resolved, dismissed, reverted), as
 // the reference's 15.1 API has them.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findNamespaceById } from '../../db/repos/namespaces.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import { withFullNames } from '../groups/service.js';
+import { withFullNames } from '../groups/find.js';
 import {
   createVulnerability,
   findVulnerability,
@@ -21,7 +21,7 @@ import {
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notModified, recordNotFound, validation } from '../errors.js';
 import type { ProjectAccess } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { findProject, findProjectAllowed } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
 import { SEVERITY_LEVELS, CONFIDENCE_LEVELS } from '../../ci/reports/security.js';
@@ -35,11 +35,6 @@ export const FINDING_REPORT_TYPES: readonly string[] = [
   'sast', 'dependency_scanning', 'container_scanning', 'dast', 'secret_detection', 'coverage_fuzzing', 'api_fuzzing', 'cluster_image_scanning',
 ];
 
-async function projectFor(c: Container, actor: Actor, idOrPath: number | string, allowed: (a: ProjectAccess) => boolean): Promise<ProjectRow> {
-  const { row, access } = await findProject(c, actor, idOrPath);
-  if (!allowed(access)) throw forbidden();
-  return row;
-}
 
 // ---- findings ----
 
@@ -70,7 +65,7 @@ const rank = (levels: readonly string[], v: string) => levels.indexOf(v);
  * findings whose vulnerability was dismissed.
  */
 export async function listFindings(c: Container, actor: Actor, idOrPath: number | string, f: FindingFilter, page: PageRequest): Promise<PageResult<FindingView>> {
-  const project = await projectFor(c, actor, idOrPath, canReadSecurity);
+  const project = await findProjectAllowed(c, actor, idOrPath, canReadSecurity);
   const pipelineId = f.pipeline_id !== undefined ? (/^\d+$/.test(f.pipeline_id) ? Number(f.pipeline_id) : null) : await ingestedPipelineId(c.db, project.id);
   const pipeline = pipelineId !== null ? await findPipeline(c.db, pipelineId) : undefined;
   if (!pipeline || pipeline.project_id !== project.id) return { items: [], total: 0, hasNext: false };
@@ -119,7 +114,7 @@ async function views(c: Container, project: ProjectRow, rows: VulnerabilityRow[]
 }
 
 export async function listVulnerabilities(c: Container, actor: Actor, idOrPath: number | string, page: PageRequest): Promise<PageResult<VulnerabilityView>> {
-  const project = await projectFor(c, actor, idOrPath, canReadSecurity);
+  const project = await findProjectAllowed(c, actor, idOrPath, canReadSecurity);
   const result = await pageVulnerabilities(c.db, project.id, page);
   return { ...result, items: await views(c, project, result.items) };
 }
@@ -129,7 +124,7 @@ const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 3)}
 
 /** POST /projects/:id/vulnerabilities: a vulnerability of a stored finding that has none yet. */
 export async function createVulnerabilityFromFinding(c: Container, actor: Actor, idOrPath: number | string, findingId: number): Promise<VulnerabilityView> {
-  const project = await projectFor(c, actor, idOrPath, canCreateVulnerability);
+  const project = await findProjectAllowed(c, actor, idOrPath, canCreateVulnerability);
   const now = nowIso();
   const row = await createVulnerability(c.db, project.id, findingId, (f) => ({
     author_id: actor.user.id,
