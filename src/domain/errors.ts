@@ -4,16 +4,18 @@ export type ValidationMessages = Record<string, string[] | Record<string, string
 
 export type ErrorKind =
   | { kind: 'not_found'; resource: string | null }
-  | { kind: 'record_not_found' }                          // the reference's ActiveRecord::RecordNotFound: `404 Not found`
+  | { kind: 'record_not_found' }                           // a record lookup that failed (Rails' RecordNotFound: `404 Not found`)
   | { kind: 'missing'; attribute: string }
   | { kind: 'invalid_params'; message: string }            // parameter type/value errors (Grape's `{error}` form)
   | { kind: 'validation'; messages: ValidationMessages }    // model validation (`{message: {field: [...]}}`)
   | { kind: 'bad_request'; reason: string | null }
+  | { kind: 'api_error'; message: string }                 // a service's refusal as a 400 `{message}` (render_api_error!)
+  | { kind: 'push_refused'; message: string }              // a ref change the git checks refuse (git's words; 400 through the API)
   | { kind: 'unauthorized' }
   | { kind: 'forbidden'; reason: string | null }
   | { kind: 'refused'; message: string }                  // 403 with the reference's own message (`error!(msg, 403)`)
   | { kind: 'insufficient_scope'; scopes: string[] }
-  | { kind: 'conflict'; message: string }
+  | { kind: 'conflict'; message: string | ValidationMessages }
   | { kind: 'unprocessable'; message: string }
   | { kind: 'payload_too_large' }
   | { kind: 'method_not_allowed'; message: string | null }
@@ -35,10 +37,12 @@ export const missing = (attribute: string) => new DomainError({ kind: 'missing',
 export const invalidParams = (message: string) => new DomainError({ kind: 'invalid_params', message });
 export const validation = (messages: ValidationMessages) => new DomainError({ kind: 'validation', messages });
 export const badRequest = (reason: string | null = null) => new DomainError({ kind: 'bad_request', reason });
+export const apiError = (message: string) => new DomainError({ kind: 'api_error', message });
+export const pushRefused = (message: string) => new DomainError({ kind: 'push_refused', message });
 export const unauthorized = () => new DomainError({ kind: 'unauthorized' });
 export const forbidden = (reason: string | null = null) => new DomainError({ kind: 'forbidden', reason });
 export const insufficientScope = (scopes: string[]) => new DomainError({ kind: 'insufficient_scope', scopes });
-export const conflict = (message: string) => new DomainError({ kind: 'conflict', message });
+export const conflict = (message: string | ValidationMessages) => new DomainError({ kind: 'conflict', message });
 export const unprocessable = (message: string) => new DomainError({ kind: 'unprocessable', message });
 export const payloadTooLarge = () => new DomainError({ kind: 'payload_too_large' });
 export const methodNotAllowed = (message: string | null = null) => new DomainError({ kind: 'method_not_allowed', message });

@@ -28,6 +28,9 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 400, body: { message: e.messages } };
     case 'bad_request':
       return { status: 400, body: { message: e.reason ? `400 Bad request - ${e.reason}` : '400 Bad request' } };
+    case 'api_error':
+    case 'push_refused': // the API answers a refused ref change as the reference's PreReceiveError: 400 with git's message
+      return { status: 400, body: { message: e.message } };
     case 'unauthorized':
       return { status: 401, body: { message: '401 Unauthorized' } };
     case 'forbidden':

@@ -4,7 +4,7 @@ import { sql, type Expression, type Insertable, type Kysely, type Selectable, ty
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { dialectOf, ilike, likeEscape } from '../dialect.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
-import { runPage } from '../paginate.js';
+import { MAX_ID, runPage } from '../paginate.js';
 import type { DB, ProjectsTable } from '../schema.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -232,7 +232,7 @@ export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageReq
   if (f.lastActivityAfter) q = q.where('projects.last_activity_at', '>', f.lastActivityAfter);
   if (f.lastActivityBefore) q = q.where('projects.last_activity_at', '<', f.lastActivityBefore);
   if (f.idAfter !== undefined) q = q.where('projects.id', '>', f.idAfter);
-  if (f.idBefore !== undefined) q = q.where('projects.id', '<', f.idBefore);
+  if (f.idBefore !== undefined && f.idBefore <= MAX_ID) q = q.where('projects.id', '<', f.idBefore);
   if (f.importedBy !== undefined) q = q.where('projects.import_type', 'is not', null).where('projects.creator_id', '=', f.importedBy);
   for (const userId of f.starredBy ?? []) {
     q = q.where('projects.id', 'in', db.selectFrom('project_stars').select('project_id').where('user_id', '=', userId));

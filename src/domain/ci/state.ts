@@ -5,10 +5,10 @@
 import type { Container } from '../context.js';
 import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from '../../ci/status.js';
 import { pipelineCompleted } from '../vulnerabilities/findings.js';
-import { parseDuration } from '../../ci/artifacts/expire.js';
+import { durationSeconds } from '../shared/duration.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
-  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
+  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, takePendingJob, transitionJob, updateJob, dueScheduledJobs, type JobRow,
 } from '../../db/repos/ci_jobs.js';
 import {
   childPipelineIds, findPipeline, insertPipeline, updatePipeline, withPipelineLock, type NewJob, type PipelineRow,
@@ -149,7 +149,7 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
       let patch: Partial<JobRow>;
       if (decision === 'skip') patch = { status: 'skipped' };
       else if (job.when === 'manual') patch = { status: 'manual' };
-      else if (job.when === 'delayed') patch = { status: 'scheduled', scheduled_at: addSeconds(now, parseDuration(plan.startIn ?? '0') ?? 0) };
+      else if (job.when === 'delayed') patch = { status: 'scheduled', scheduled_at: addSeconds(now, durationSeconds(plan.startIn ?? '') ?? 0) };
       else patch = { status: 'pending', queued_at: now };
       const moved = await transitionJob(tx, job.id, ['created'], { ...patch, updated_at: now });
       if (!moved) continue;
@@ -226,7 +226,7 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
   const now = nowIso();
   const current = await findCiJob(c.db, jobId);
   if (!current || current.status !== 'pending') return null;
-  const job = await transitionJob(c.db, jobId, ['pending'], {
+  const patch = {
     status: 'running',
     started_at: now,
     updated_at: now,
@@ -235,7 +235,8 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
     runner_node_id: node?.nodeId ?? null,
     runner_boot_id: node?.bootId ?? null,
     token_digest: digest,
-  });
+  };
+  const job = node ? await takePendingJob(c.db, jobId, node, patch) : await transitionJob(c.db, jobId, ['pending'], patch);
   if (!job) return null;
   await processPipeline(c, job.pipeline_id);
   return { job, token };
