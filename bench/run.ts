@@ -16,6 +16,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { seedCi, type SeededCi } from './ci.js';
 import { seedGit, type SeededGit } from './git.js';
+import { seedHooks, type SeededHooks } from './hooks.js';
 import { seedProjects, type SeededProjects } from './projects.js';
 import { ROOT, distIsFresh, freePort, rssOf, startServer, waitForHealth, type RunningServer } from './server.js';
 
@@ -69,10 +70,14 @@ export const SCENARIOS: Scenario[] = [
     path: () => `/api/v4/projects/${seededCi!.projectId}/pipelines/${seededCi!.pipelineId}/jobs?per_page=20`,
     seed: async (ctx) => void (seededCi = await seedCi(ctx)),
   },
+  // HOOKS: 10,000 deliveries to a loopback receiver; their pace and GET /projects/:id's p99 during
+  // the burst beside a quiet server's are measured by the seed (bench/hooks.ts).
+  { name: 'hooks: GET /projects/:id', path: () => `/api/v4/projects/${seededHooks!.projectId}`, seed: async (ctx) => void (seededHooks = await seedHooks(ctx)) },
 ];
 
 let seededCi: SeededCi | null = null;
 let seededGit: SeededGit | null = null;
+let seededHooks: SeededHooks | null = null;
 /** `npm run bench -- <word>` runs only the scenarios whose name contains the word (e.g. `git`). */
 const ONLY = process.argv[2]?.toLowerCase();
 const SELECTED = ONLY ? SCENARIOS.filter((sc) => sc.name.toLowerCase().includes(ONLY)) : SCENARIOS;

@@ -8,7 +8,10 @@ import type { Container } from './context.js';
 import { EVENTS_PRUNE_EVERY_MS, EVENTS_PRUNE_JOB, pruneOldEvents, scheduleEventsPrune } from './events/service.js';
 import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
 import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
+import { HOOK_DELIVERY_JOB, HOOK_LOG_PRUNE_EVERY_MS, HOOK_LOG_PRUNE_JOB, pruneHookRecords, runDelivery, scheduleHookPrune } from './hooks/delivery.js';
+import { deliverRefChanges } from './hooks/events.js';
 import { checkRepositoryPushPayload, REPOSITORY_PUSH_JOB } from './repository/ref_changes.js';
+import { repositoryDir } from './repository/service.js';
 import { INGEST_SECURITY_REPORTS_JOB, ingestPipeline } from './vulnerabilities/findings.js';
 import { refreshRepositoryStatistics, REPOSITORY_REFRESH_JOB } from './repository/statistics.js';
 
@@ -19,10 +22,12 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [REPOSITORY_REFRESH_JOB]: (c) => async (payload: { projectId: number }) => {
     await refreshRepositoryStatistics(c, Number(payload.projectId));
   },
-  // Announcements of ref changes: for now the payload is only validated (the hooks issue delivers them).
-  [REPOSITORY_PUSH_JOB]: () => async (payload: unknown) => {
-    checkRepositoryPushPayload(payload);
+  // Announcements of ref changes become push, tag push and repository update hook deliveries.
+  [REPOSITORY_PUSH_JOB]: (c) => async (payload: unknown, job) => {
+    const p = checkRepositoryPushPayload(payload);
+    await deliverRefChanges(c, job.id, p, repositoryDir(c, p.projectId));
   },
+  [HOOK_DELIVERY_JOB]: (c) => (payload: { deliveryId: number; attempt: number }) => runDelivery(c, payload),
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
   [INGEST_SECURITY_REPORTS_JOB]: (c) => async (payload: { pipelineId: number }) => {
     await ingestPipeline(c, Number(payload.pipelineId));
@@ -35,6 +40,10 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [ARTIFACTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
     await expireArtifacts(c);
     await scheduleArtifactsExpiry(c, new Date(Date.now() + ARTIFACTS_EXPIRE_EVERY_MS), job.id);
+  },
+  [HOOK_LOG_PRUNE_JOB]: (c) => async (_payload, job) => {
+    await pruneHookRecords(c);
+    await scheduleHookPrune(c, new Date(Date.now() + HOOK_LOG_PRUNE_EVERY_MS), job.id);
   },
 };
 
@@ -53,4 +62,5 @@ export async function scheduleRecurringJobs(c: Container): Promise<void> {
   const soon = new Date(Date.now() + 60_000);
   await scheduleEventsPrune(c, soon);
   await scheduleArtifactsExpiry(c, soon);
+  await scheduleHookPrune(c, soon);
 }

@@ -58,6 +58,8 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 429, body: e.text, headers: e.headers };
     case 'not_modified':
       return { status: 304, body: '' };
+    case 'invalid_hook_url':
+      return { status: 422, body: { error: 'Invalid url given' } };
     case 'exact':
       return { status: e.status, body: e.body };
   }

@@ -15,6 +15,8 @@ import * as m013 from './013_ci_job_list_indexes.js';
 import * as m019 from './019_repository_statistics.js';
 import * as m022 from './022_ci_pipeline_name.js';
 import * as m024 from './024_ci_runner_nodes.js';
+import * as m030 from './030_hooks.js';
+import * as m031 from './031_project_aliases.js';
 import * as m050 from './050_badges.js';
 import * as m051 from './051_alerts.js';
 import * as m052 from './052_vulnerabilities.js';
@@ -35,6 +37,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '019_repository_statistics': m019,
   '022_ci_pipeline_name': m022,
   '024_ci_runner_nodes': m024,
+  '030_hooks': m030,
+  '031_project_aliases': m031,
   '050_badges': m050,
   '051_alerts': m051,
   '052_vulnerabilities': m052,

@@ -90,6 +90,8 @@ export interface ProjectUpdateExtras {
   topics?: string[];
   /** The full path the project had, kept as a redirect when it changed. */
   oldFullPath?: string;
+  /** More writes in the same transaction (the hook deliveries of the change). */
+  after?: (tx: Transaction<DB>, p: ProjectRow) => Promise<void>;
 }
 
 export async function updateProject(db: Kysely<DB>, id: number, patch: ProjectPatch, extras: ProjectUpdateExtras = {}): Promise<ProjectRow> {
@@ -110,6 +112,7 @@ export async function updateProject(db: Kysely<DB>, id: number, patch: ProjectPa
       await tx.deleteFrom('project_redirects').where('old_full_path_lower', 'in', [p.full_path_lower, oldLower]).execute();
       await tx.insertInto('project_redirects').values({ old_full_path_lower: oldLower, project_id: id, created_at: p.updated_at }).execute();
     }
+    if (extras.after) await extras.after(tx, p);
     return p;
   });
 }
