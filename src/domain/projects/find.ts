@@ -5,7 +5,7 @@ import { findNamespaceByFullPath } from '../../db/repos/namespaces.js';
 import { findProjectByAlias } from '../../db/repos/project_aliases.js';
 import { findProjectByFullPath, findProjectById, findProjectByRedirect, type ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
-import { notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { canReadProject, projectAccess, type ProjectAccess } from './policy.js';
 
 export const projectNotFound = () => notFound('Project');
@@ -46,5 +46,12 @@ export async function findProjectRow(c: Container, idOrPath: number | string): P
   const s = String(idOrPath);
   const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
   if (!row) throw projectNotFound();
+  return row;
+}
+
+/** A project the actor may see (else 404) and act on as `allowed` says (else 403). */
+export async function findProjectAllowed(c: Container, actor: Actor | null, idOrPath: number | string, allowed: (a: ProjectAccess) => boolean): Promise<ProjectRow> {
+  const { row, access } = await findProject(c, actor, idOrPath);
+  if (!allowed(access)) throw forbidden();
   return row;
 }
