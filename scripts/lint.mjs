@@ -19,10 +19,11 @@ function walk(dir) {
 const areaOf = (file) => path.relative(src, file).split(path.sep)[0];
 // Which top-level folders each folder may import at run time (type-only imports are free).
 const ALLOWED = {
-  domain: ['domain', 'db', 'git', 'queue', 'storage', 'webhooks', 'ci', 'config.ts', 'container.ts', 'version.ts'],
+  domain: ['domain', 'db', 'git', 'queue', 'storage', 'webhooks', 'ci', 'import_export', 'config.ts', 'container.ts', 'version.ts'],
   db: ['db', 'domain/shared', 'config.ts'],
   queue: ['queue', 'db', 'domain/shared', 'config.ts'],
   storage: ['storage', 'config.ts'],
+  import_export: ['import_export'],
   git: ['git', 'config.ts'],
   webhooks: ['webhooks', 'db', 'domain/shared', 'config.ts'],
   ci: ['ci', 'git', 'db', 'storage', 'domain/shared', 'config.ts'],
