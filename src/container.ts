@@ -12,6 +12,8 @@ import { registerBranchJobs } from './domain/branches/service.js';
 import { registerPushPipelineJobs } from './domain/ci/push_pipelines.js';
 import { registerArtifactsExpiryJob } from './domain/ci/artifacts.js';
 import { registerEventJobs } from './domain/events/service.js';
+import { registerExportJobs } from './domain/import_export/export.js';
+import { registerImportJobs } from './domain/import_export/import.js';
 import { Queue } from './queue/queue.js';
 import { registerProjectJobs } from './domain/projects/jobs.js';
 import { registerRefChangeJobs } from './domain/repository/ref_changes.js';
@@ -73,6 +75,8 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
   registerPushPipelineJobs(c);
   await registerEventJobs(c);
   await registerArtifactsExpiryJob(c);
+  await registerExportJobs(c);
+  registerImportJobs(c);
   return c;
 }
 

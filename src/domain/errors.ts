@@ -17,6 +17,8 @@ export type ErrorKind =
   | { kind: 'precondition_failed' }
   | { kind: 'too_many_requests'; text: string; headers?: Record<string, string> } // text/plain, with Retry-After etc.
   | { kind: 'not_modified' }
+  | { kind: 'api_error'; status: number; message: string }   // the reference's render_api_error!(message, status): `{message}`
+  | { kind: 'throttled' }                                     // the reference's check_rate_limit! (API-level application limits)
   | { kind: 'exact'; status: number; body: unknown };  // an exact body the reference sends
 
 export class DomainError extends Error {
@@ -39,4 +41,6 @@ export const methodNotAllowed = (message: string | null = null) => new DomainErr
 export const preconditionFailed = () => new DomainError({ kind: 'precondition_failed' });
 export const tooManyRequests = (text: string, headers: Record<string, string> = {}) => new DomainError({ kind: 'too_many_requests', text, headers });
 export const notModified = () => new DomainError({ kind: 'not_modified' });
+export const apiError = (status: number, message: string) => new DomainError({ kind: 'api_error', status, message });
+export const throttled = () => new DomainError({ kind: 'throttled' });
 export const exactError = (status: number, body: unknown) => new DomainError({ kind: 'exact', status, body });

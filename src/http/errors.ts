@@ -48,6 +48,10 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 429, body: e.text, headers: e.headers };
     case 'not_modified':
       return { status: 304, body: '' };
+    case 'api_error':
+      return { status: e.status, body: { message: e.message } };
+    case 'throttled':
+      return { status: 429, body: { message: { error: 'This endpoint has been requested too many times. Try again later.' } } };
     case 'exact':
       return { status: e.status, body: e.body };
   }

@@ -96,6 +96,18 @@ for (const dialect of DIALECTS) {
       await assert.rejects(s.deletePrefix('/'), /invalid blob/);
     });
 
+    it('list names every blob under a folder with its size, and nothing beside it', async () => {
+      await s.put('lists/9/b', Buffer.from('bb'));
+      await s.put('lists/9/a/x', Buffer.from('x'));
+      await s.put('lists/90/c', Buffer.from('c'));
+      const seen = [];
+      for await (const b of s.list('lists/9/')) seen.push(b);
+      assert.deepEqual(seen, [{ key: 'lists/9/a/x', size: 1 }, { key: 'lists/9/b', size: 2 }]);
+      for await (const b of s.list('lists/none/')) assert.fail(`unexpected ${b.key}`);
+      await assert.rejects(async () => { for await (const _ of s.list('lists/9')) break; }, /must end with "\/"/);
+      await s.deletePrefix('lists/');
+    });
+
     it('streams a multi-MB blob in and out', async () => {
       const size = 24 * 1024 * 1024 + 17;
       const src = generated(size);
