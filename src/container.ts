@@ -20,6 +20,7 @@ import { registerRefChangeJobs } from './domain/repository/ref_changes.js';
 import { registerRepositoryStatisticsJob } from './domain/repository/statistics.js';
 import type { BlobStorage } from './storage/blob.js';
 import { LocalBlobStorage } from './storage/local.js';
+import { S3BlobStorage } from './storage/s3.js';
 
 export interface Container {
   config: Config;
@@ -64,7 +65,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
     dialect: dialectOf(db),
     log,
     queue: new Queue(db, log, { workers: config.queueWorkers }),
-    storage: new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
+    storage: config.blobStore.kind === 's3' ? new S3BlobStorage(config.blobStore) : new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
     ciSignals: new EventEmitter(),
   };
   // Job handlers, by area: every node can run every job.
