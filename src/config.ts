@@ -29,6 +29,11 @@ export interface Config {
   runnerConcurrency: number;
   /** Where blobs live: `<dataDir>/blobs` (local) or an S3-compatible bucket (ANVIL_BLOB_URL=s3://bucket/prefix). */
   blobStore: BlobStoreConfig;
+  /**
+   * The S3-compatible server that remote-import-objstore reads from (ANVIL_REMOTE_IMPORT_S3_ENDPOINT);
+   * null: the provider's endpoint of the request's region.
+   */
+  remoteImportS3Endpoint: string | null;
 }
 
 /** A bucket of an S3-compatible store. */
@@ -83,6 +88,16 @@ function secretKey(raw: string | undefined, dataDir: string): Buffer {
   return crypto.createHash('sha256').update(fs.readFileSync(file, 'utf8').trim()).digest();
 }
 
+function httpUrlOrNull(name: string, raw: string | undefined): string | null {
+  if (!raw) return null;
+  try {
+    if (!['http:', 'https:'].includes(new URL(raw).protocol)) throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw;
+}
+
 /**
  * ANVIL_BLOB_URL `s3://bucket/prefix` selects an S3-compatible store, with ANVIL_S3_ENDPOINT
  * (a self-hosted server; default: the provider's), ANVIL_S3_REGION (default us-east-1),
@@ -98,14 +113,7 @@ function blobStore(env: NodeJS.ProcessEnv): BlobStoreConfig {
   if (prefix && !prefix.split('/').every((s) => /^[A-Za-z0-9_.-]+$/.test(s) && s !== '.' && s !== '..')) {
     throw new ConfigError(`ANVIL_BLOB_URL has an invalid prefix "${prefix}"`);
   }
-  const endpoint = env.ANVIL_S3_ENDPOINT || null;
-  if (endpoint) {
-    try {
-      if (!['http:', 'https:'].includes(new URL(endpoint).protocol)) throw new Error();
-    } catch {
-      throw new ConfigError(`ANVIL_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
-    }
-  }
+  const endpoint = httpUrlOrNull('ANVIL_S3_ENDPOINT', env.ANVIL_S3_ENDPOINT);
   const accessKeyId = env.ANVIL_S3_ACCESS_KEY_ID || null;
   const secretAccessKey = env.ANVIL_S3_SECRET_ACCESS_KEY || null;
   if ((accessKeyId === null) !== (secretAccessKey === null)) {
@@ -171,5 +179,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerEnabled: bool('ANVIL_RUNNER_ENABLED', env.ANVIL_RUNNER_ENABLED, true),
     runnerConcurrency: intIn('ANVIL_RUNNER_CONCURRENCY', env.ANVIL_RUNNER_CONCURRENCY, 2, 1, 64),
     blobStore: blobStore(env),
+    remoteImportS3Endpoint: httpUrlOrNull('ANVIL_REMOTE_IMPORT_S3_ENDPOINT', env.ANVIL_REMOTE_IMPORT_S3_ENDPOINT),
   };
 }

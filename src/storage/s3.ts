@@ -105,3 +105,16 @@ export class S3BlobStorage implements BlobStorage {
     } while (token);
   }
 }
+
+/** One object of a bucket someone else owns (remote-import-objstore): its stream and size, or null when absent. */
+export async function openS3Object(location: Omit<S3Location, 'prefix'>, key: string): Promise<{ stream: Readable; size: number } | null> {
+  const store = new S3BlobStorage({ ...location, prefix: '' });
+  try {
+    const r = await store.client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }));
+    if (!r.Body) return null;
+    return { stream: r.Body as Readable, size: Number(r.ContentLength ?? 0) };
+  } catch (err) {
+    if (isMissing(err)) return null;
+    throw err;
+  }
+}

@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { blobStorageSuite, readAll } from './suite.js';
 import { multipart, PNG } from '../helpers/project_resources.js';
 import { makeProject } from '../helpers/projects.js';
-import { postImport, runImportExportJobs } from '../helpers/import_export.js';
+import { fixtureArchive, postImport, runImportExportJobs } from '../helpers/import_export.js';
 
 let s3: TestS3;
 before(async () => { s3 = await startS3(); });
@@ -53,7 +53,7 @@ describe('ANVIL_BLOB_URL settings', () => {
 for (const dialect of DIALECTS) {
   describe(`an app whose blobs live in S3 (${dialect})`, () => {
     let t: TestApp;
-    before(async () => { t = await buildTestApp(dialect, s3.env(`node-${dialect}`)); });
+    before(async () => { t = await buildTestApp(dialect, { ...s3.env(`node-${dialect}`), ANVIL_REMOTE_IMPORT_S3_ENDPOINT: s3.endpoint }); });
     after(async () => t.close());
 
     it('the container uses the S3 store; uploads go there and are served back', async () => {
@@ -90,6 +90,30 @@ for (const dialect of DIALECTS) {
       const left = [];
       for await (const b of t.c.storage.list(`imports/${r.body.id}/`)) left.push(b.key);
       assert.deepEqual(left, [], 'the import file is removed once imported');
+    });
+
+    it('remote-import-objstore and python-gitlab\'s remote-import-s3 read the archive from a bucket', async () => {
+      const theirs = new S3BlobStorage(location(''));
+      await theirs.put(`their-exports/${dialect}.tar.gz`, fixtureArchive());
+      const body = (path: string, fileKey: string) => ({
+        path, region: 'us-east-1', bucket_name: s3.bucket, file_key: fileKey, access_key_id: S3_KEY, secret_access_key: S3_KEY,
+      });
+      const a = await t.request('POST', '/api/v4/projects/remote-import-objstore', { body: body(`from-bucket-${dialect}`, `their-exports/${dialect}.tar.gz`) });
+      assert.equal(a.status, 201, a.text);
+      assert.equal(a.body.import_status, 'scheduled');
+      const b = await t.request('POST', '/api/v4/projects/remote-import-s3', { body: body(`from-s3-${dialect}`, `their-exports/${dialect}.tar.gz`) });
+      assert.equal(b.status, 201, b.text);
+      await runImportExportJobs(t);
+      for (const id of [a.body.id, b.body.id]) {
+        const st = (await t.get(`/api/v4/projects/${id}/import`)).body;
+        assert.equal(st.import_status, 'finished', st.import_error);
+        assert.equal((await t.get(`/api/v4/projects/${id}/custom_attributes`)).body.length, 2);
+      }
+      const missingKey = await t.request('POST', '/api/v4/projects/remote-import-s3', { body: body(`nothing-${dialect}`, 'no/such.tar.gz') });
+      assert.deepEqual([missingKey.status, missingKey.body], [400, { message: 'Failed to read the import file: NoSuchKey' }]);
+      const noRegion = await t.request('POST', '/api/v4/projects/remote-import-objstore', { body: { ...body('x', 'y'), region: undefined } });
+      assert.deepEqual([noRegion.status, noRegion.body], [400, { message: '400 (Bad request) "region" not given' }]);
+      assert.equal((await t.get(`/api/v4/projects/${encodeURIComponent(`root/nothing-${dialect}`)}`)).status, 404, 'no project for a failed read');
     });
   });
 }

@@ -2,12 +2,12 @@
 import { Type as T } from '@sinclair/typebox';
 import { missing } from '../../domain/errors.js';
 import { downloadExport, getExportStatus, requestExport } from '../../domain/import_export/export.js';
-import { checkImportAllowed, getImportStatus, requestImport } from '../../domain/import_export/import.js';
+import { checkImportAllowed, getImportStatus, requestImport, requestObjstoreImport } from '../../domain/import_export/import.js';
 import { FileBody, route, type ApiRoute } from '../../http/route.js';
 import { fileParam } from '../projects/uploads_routes.js';
 import { ProjectIdParam } from '../projects/resources_schemas.js';
 import { presentExportStatus, presentImportStatus } from './present.js';
-import { Accepted, ExportParams, ExportStatusSchema, ImportParams, ImportStatusSchema } from './schemas.js';
+import { Accepted, ExportParams, ExportStatusSchema, ImportParams, ImportStatusSchema, ObjstoreImportParams } from './schemas.js';
 
 const TAG = 'project_import_export';
 
@@ -62,6 +62,22 @@ export const importExportRoutes: ApiRoute<any>[] = [
       return presentImportStatus(await requestImport(c, actor!, rest, { file }));
     },
   }),
+  // The spec's path and the one real clients post to (python-gitlab's remote_import_s3).
+  ...['/projects/remote-import-objstore', '/projects/remote-import-s3'].map((p) =>
+    route({
+      method: 'POST',
+      path: p,
+      tag: TAG,
+      summary: 'Import a project from an archive in an S3-compatible bucket',
+      params: ObjstoreImportParams,
+      response: ImportStatusSchema,
+      handler: async ({ c, actor, input }) => {
+        await checkImportAllowed(c, actor!);
+        const { region, bucket_name, file_key, access_key_id, secret_access_key, ...target } = input;
+        return presentImportStatus(await requestObjstoreImport(c, actor!, target, { region, bucket_name, file_key, access_key_id, secret_access_key }));
+      },
+    }),
+  ),
   route({
     method: 'GET',
     path: '/projects/:id/import',

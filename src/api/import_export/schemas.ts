@@ -49,3 +49,12 @@ export const ImportTarget = {
 };
 
 export const ImportParams = T.Object({ ...ImportTarget, file: T.Any() });
+
+export const ObjstoreImportParams = T.Object({
+  ...ImportTarget,
+  region: T.String({ minLength: 1 }),
+  bucket_name: T.String({ minLength: 1 }),
+  file_key: T.String({ minLength: 1 }),
+  access_key_id: T.String({ minLength: 1 }),
+  secret_access_key: T.String({ minLength: 1 }),
+});

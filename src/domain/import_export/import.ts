@@ -38,6 +38,7 @@ import { getSettings } from '../settings/service.js';
 import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
+import { openS3Object } from '../../storage/s3.js';
 import { canReadImportStatus } from './policy.js';
 import {
   ciCdSettingsPatch, customAttributeFrom, memberFrom, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
@@ -145,6 +146,45 @@ export async function requestImport(c: Container, actor: Actor, input: ImportReq
   });
   return importStatus(c, actor, (await findProjectById(c.db, projectId))!);
 }
+
+export interface ObjstoreSource {
+  region: string;
+  bucket_name: string;
+  file_key: string;
+  access_key_id: string;
+  secret_access_key: string;
+}
+
+const REGION = /^[a-z0-9-]{1,64}$/;
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * POST /projects/remote-import-objstore (python-gitlab: /projects/remote-import-s3): the archive
+ * is read from a bucket with the caller's credentials, streamed into blob storage, then imported
+ * as an upload is. The credentials are used for this read only and never stored.
+ */
+export async function requestObjstoreImport(c: Container, actor: Actor, input: ImportRequest, src: ObjstoreSource): Promise<ImportStatusView> {
+  if (!REGION.test(src.region)) throw apiError(400, 'region is invalid');
+  if (!BUCKET.test(src.bucket_name)) throw apiError(400, 'bucket_name is invalid');
+  let object: Awaited<ReturnType<typeof openS3Object>>;
+  try {
+    object = await openS3Object({
+      bucket: src.bucket_name, region: src.region, endpoint: c.config.remoteImportS3Endpoint, accessKeyId: src.access_key_id,
+      secretAccessKey: src.secret_access_key, forcePathStyle: c.config.remoteImportS3Endpoint !== null,
+    }, src.file_key);
+  } catch (err) {
+    throw apiError(400, `Failed to read the import file: ${(err as Error)?.name ?? 'error'}`);
+  }
+  if (!object) throw apiError(400, 'Failed to read the import file: NoSuchKey');
+  if (object.size > REMOTE_MAX_BYTES) {
+    object.stream.destroy();
+    throw apiError(400, 'Content length is too big (should be at most 10 GiB)');
+  }
+  return requestImport(c, actor, input, object);
+}
+
+/** A remote archive may be at most 10 GiB (the reference's limit). */
+export const REMOTE_MAX_BYTES = 10 * 1024 ** 3;
 
 async function importStatus(c: Container, actor: Actor, row: ProjectRow): Promise<ImportStatusView> {
   const imp = await findImport(c.db, row.id);
