@@ -27,7 +27,7 @@ const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
 /** One fast-import stream: a linear history on main, each commit changing one of 100 files. */
-async function buildHistory(dir: string, commits: number): Promise<void> {
+export async function buildHistory(dir: string, commits: number): Promise<void> {
   await git(['init', '--quiet', '--bare', '--initial-branch=main', dir]);
   const child = gitStream(['fast-import', '--quiet'], { gitDir: dir });
   const done = finished(child);
@@ -94,7 +94,7 @@ async function seed(ctx: BenchContext): Promise<SeededGit> {
 }
 
 /** Waits until the server's background jobs (publication, refresh) have run. */
-async function waitForIdleQueue(ctx: BenchContext): Promise<void> {
+export async function waitForIdleQueue(ctx: BenchContext): Promise<void> {
   const db = openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
   try {
     for (let i = 0; i < 600; i++) {
