@@ -437,6 +437,7 @@ export interface ProjectExportsTable {
   run: Default<number>;
   status: string; // queued | started | finished | failed
   description: string | null;
+  with_members: Default<number>;
   upload_url_encrypted: string | null;
   upload_method: string | null;
   archive_key: string | null;

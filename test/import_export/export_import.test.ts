@@ -173,8 +173,8 @@ for (const dialect of DIALECTS) {
     it("imports the reference's fixture: attributes, members, protected branches, custom attributes and pipelines; the rest skipped", async () => {
       const mapped = await t.createUser({ username: 'bernard_willms' });
       const byEmail = await t.createUser({ email: 'saul_will@gitlabexample.com' });
-      const who = await importer();
-      const r = await postImport(t, fixtureArchive(), [['path', 'reference']], who.token);
+      // as an administrator: the reference maps members only then
+      const r = await postImport(t, fixtureArchive(), [['path', 'reference']]);
       assert.equal(r.status, 201, r.text);
       await runImportExportJobs(t);
       const st = (await t.get(`/api/v4/projects/${r.body.id}/import`)).body;
@@ -187,13 +187,23 @@ for (const dialect of DIALECTS) {
       assert.equal(p.default_branch, 'master');
       assert.match(await refsOf(t, r.body.id), /refs\/heads\/feature f2b4e1caaf015498e879ea77768664bf252207c0\nrefs\/heads\/master ed82514d2a6a5ecdbf52f7fb779c795866de3ad2\nrefs\/tags\/v1\.0\.0 /);
       const members = (await t.get(`/api/v4/projects/${r.body.id}/members`)).body.map((m: any) => [m.username, m.access_level]).sort();
-      assert.deepEqual(members, [[mapped.username, 40], [byEmail.username, 10], [who.username, 50]].sort());
+      assert.deepEqual(members, [[mapped.username, 40], [byEmail.username, 10], ['root', 50]].sort());
       const pb = (await t.get(`/api/v4/projects/${r.body.id}/protected_branches`)).body;
       assert.deepEqual(pb.map((b: any) => [b.name, b.push_access_levels[0].access_level, b.merge_access_levels[0].access_level]), [['master', 40, 40]]);
       assert.deepEqual((await t.get(`/api/v4/projects/${r.body.id}/custom_attributes`)).body, [{ key: 'foo', value: 'foo' }, { key: 'bar', value: 'bar' }]);
       const pipelines = (await t.get(`/api/v4/projects/${r.body.id}/pipelines?per_page=100`)).body;
       assert.equal(pipelines.length, 7);
       assert.ok(pipelines.every((pl: any) => pl.status === 'failed'));
+      const authors = await t.c.db.selectFrom('ci_pipelines').select('user_id').distinct().where('project_id', '=', r.body.id).execute();
+      assert.deepEqual(authors.map((a) => a.user_id), [1], 'authors the archive names but this instance lacks are the importer (root)');
+
+      // a user who is not an administrator: no members mapped, everything is the importer's
+      const who = await importer();
+      const mine = await postImport(t, fixtureArchive(), [['path', 'reference-mine']], who.token);
+      await runImportExportJobs(t);
+      assert.equal((await t.get(`/api/v4/projects/${mine.body.id}/import`)).body.import_status, 'finished');
+      assert.deepEqual((await t.get(`/api/v4/projects/${mine.body.id}/members`)).body.map((m: any) => m.username), [who.username]);
+
       const jobCount = (await t.c.db.selectFrom('ci_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', r.body.id).executeTakeFirstOrThrow()).n;
       assert.ok(Number(jobCount) > 0);
     });

@@ -17,6 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('run', 'integer', (c) => c.notNull().defaultTo(1)) // which request the job serves: a newer request supersedes a running one
     .addColumn('status', 'text', (c) => c.notNull()) // queued | started | finished | failed
     .addColumn('description', 'text') // the request's override
+    .addColumn('with_members', 'integer', (c) => c.notNull().defaultTo(0)) // the requester was an owner: members are exported
     .addColumn('upload_url_encrypted', 'text') // upload[url] (may carry a pre-signed secret)
     .addColumn('upload_method', 'text')
     .addColumn('archive_key', 'text') // the last finished archive's blob

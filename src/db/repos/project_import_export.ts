@@ -22,10 +22,10 @@ export const findExport = (db: Db, projectId: number): Promise<ProjectExportRow 
  */
 export async function queueExport(
   db: Db,
-  row: { project_id: number; user_id: number; description: string | null; upload_url_encrypted: string | null; upload_method: string | null; now: string },
+  row: { project_id: number; user_id: number; description: string | null; with_members: number; upload_url_encrypted: string | null; upload_method: string | null; now: string },
 ): Promise<number> {
   const set = {
-    user_id: row.user_id, status: 'queued', description: row.description, upload_url_encrypted: row.upload_url_encrypted,
+    user_id: row.user_id, status: 'queued', description: row.description, with_members: row.with_members, upload_url_encrypted: row.upload_url_encrypted,
     upload_method: row.upload_method, error: null, updated_at: row.now,
   };
   const r = await db

@@ -30,7 +30,7 @@ import { ANVIL_REVISION, REFERENCE_API_LEVEL } from '../../version.js';
 import {
   ciCdSettingsRecord, customAttributeRecord, memberRecord, pipelineRecord, projectAttributes, projectFeatureRecord, protectedBranchRecord,
 } from './relations.js';
-import { canExportProject } from './policy.js';
+import { canExportProject, exportsMembers } from './policy.js';
 
 export const PROJECT_EXPORT_JOB = 'project_export';
 export const EXPORTS_EXPIRE_JOB = 'project_exports_expire';
@@ -71,7 +71,7 @@ export interface ExportRequest {
 
 /** POST /projects/:id/export */
 export async function requestExport(c: Container, actor: Actor, idOrPath: number | string, input: ExportRequest): Promise<void> {
-  const { row } = await exportableProject(c, actor, idOrPath);
+  const { row, access } = await exportableProject(c, actor, idOrPath);
   await checkApiRateLimit(c, EXPORT_LIMIT, `user:${actor.user.id}`);
   let uploadUrl: string | null = null;
   const method = input.upload?.http_method ?? 'PUT';
@@ -86,7 +86,7 @@ export async function requestExport(c: Container, actor: Actor, idOrPath: number
   }
   await inTransaction(c.db, async (tx) => {
     const run = await queueExport(tx, {
-      project_id: row.id, user_id: actor.user.id, description: input.description ?? null,
+      project_id: row.id, user_id: actor.user.id, description: input.description ?? null, with_members: exportsMembers(access) ? 1 : 0,
       upload_url_encrypted: uploadUrl, upload_method: uploadUrl ? method : null, now: nowIso(),
     });
     await c.queue.enqueue(PROJECT_EXPORT_JOB, { projectId: row.id, run }, { trx: tx, maxAttempts: 3 });
@@ -187,7 +187,7 @@ async function stageExport(c: Container, p: ProjectRow, e: ProjectExportRow, sta
 
   await relation('project_feature', [projectFeatureRecord(p)]);
   await relation('ci_cd_settings', [ciCdSettingsRecord(p)]);
-  const members = (await membersForExport(c.db, p.id)).filter((m) => m.bot_kind === null);
+  const members = e.with_members ? (await membersForExport(c.db, p.id)).filter((m) => m.bot_kind === null) : [];
   await relation('project_members', members.map(memberRecord));
   const branches = await protectedBranchesOf(c.db, p.id);
   const entries = await accessEntriesOf(c.db, branches.map((b) => b.id));

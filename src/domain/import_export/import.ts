@@ -39,7 +39,7 @@ import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
 import { openS3Object } from '../../storage/s3.js';
-import { canReadImportStatus } from './policy.js';
+import { canReadImportStatus, mapsImportedMembers } from './policy.js';
 import {
   ciCdSettingsPatch, customAttributeFrom, memberFrom, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
   type ExportedMember,
@@ -357,7 +357,8 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
     (m.email ? found.byEmail.find((u) => u.email_lower === m.email || u.public_email.toLowerCase() === m.email)?.id : undefined) ??
     (m.username ? found.byName.find((u) => u.username_lower === m.username)?.id : undefined) ??
     null;
-  for (const m of members) if (m.member && m.member.oldUserId !== null) {
+  const mapping = mapsImportedMembers(importer);
+  for (const m of members) if (mapping && m.member && m.member.oldUserId !== null) {
     const local = localOf(m.member);
     if (local !== null) userMap.set(m.member.oldUserId, local);
   }
@@ -392,7 +393,7 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
         await fail(tx, 'project_members', m.line, m.error);
         continue;
       }
-      const local = localOf(m.member!);
+      const local = mapping ? localOf(m.member!) : null;
       // The importer's own role stays as the project's creation gave it.
       if (local === null || local === importerId) continue;
       await insertProjectMember(tx, { project_id: project.id, user_id: local, access_level: m.member!.accessLevel, expires_at: m.member!.expiresAt, created_by_id: importerId, now });

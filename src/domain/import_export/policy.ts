@@ -1,7 +1,8 @@
 // Who may export and import projects (the reference: admin_project for export and its download;
 // import needs the right to create projects in the target namespace).
 import type { ProjectAccess } from '../projects/policy.js';
-import { canAdminProject } from '../projects/policy.js';
+import { canAdminProject, isProjectOwner } from '../projects/policy.js';
+import type { UserRow } from '../../db/repos/users.js';
 
 /** export_project: maintainers, owners and admins start, watch and download exports. */
 export const canExportProject = (a: ProjectAccess): boolean => canAdminProject(a);
@@ -10,3 +11,9 @@ export const canExportProject = (a: ProjectAccess): boolean => canAdminProject(a
 export const canReadImportStatus = (a: ProjectAccess): boolean => canAdminProject(a);
 
 export { canCreateProjectIn as canImportInto } from '../projects/policy.js';
+
+/** The reference exports project members only when an owner (or admin) asks for the export. */
+export const exportsMembers = (a: ProjectAccess): boolean => isProjectOwner(a);
+
+/** The reference maps exported members to users here only when an administrator imports. */
+export const mapsImportedMembers = (importer: UserRow | undefined): boolean => importer?.admin === 1;
