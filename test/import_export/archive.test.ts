@@ -172,6 +172,19 @@ describe('format', () => {
     assert.equal(long, `2026-01-02_03-04-678_g_${'p'.repeat(51 - 23)}_export.tar.gz`);
   });
 
+  it('refuses a line longer than the cap before holding it whole; reads CRLF and a last line without newline', async () => {
+    const f = path.join(work, 'long.ndjson');
+    fs.writeFileSync(f, `{"a":1}\r\n{"b":"${'x'.repeat(5000)}"}\n`);
+    const seen: number[] = [];
+    await assert.rejects(async () => { for await (const r of readNdjson(f, 1024)) seen.push(r.line); }, /is longer than 1024 bytes/);
+    assert.deepEqual(seen, [0]);
+    fs.writeFileSync(f, '{"a":1}\r\n\n{"b":2}');
+    const all = [];
+    for await (const r of readNdjson(f)) all.push(r);
+    assert.deepEqual(all, [{ line: 0, record: { a: 1 } }, { line: 2, record: { b: 2 } }]);
+    fs.rmSync(f);
+  });
+
   it('fails on a line that is not JSON', async () => {
     const f = path.join(work, 'bad.ndjson');
     fs.writeFileSync(f, '{"a":1}\n{nope\n');

@@ -230,7 +230,7 @@ export async function runImport(c: Container, payload: { projectId: number }): P
     const body = imp.archive_key ? await c.storage.get(imp.archive_key) : null;
     if (!body) throw new ImportError('The import file is missing');
     await readArchive(body, dir, DEFAULT_LIMITS);
-    checkVersion(await readText(path.join(dir, FILES.version)));
+    checkVersion(await readText(path.join(dir, FILES.version), 1024));
 
     const attributes = await readProjectTree(dir);
     const override = projectPatchFrom(JSON.parse(imp.override_params) as Record<string, unknown>);
@@ -269,20 +269,34 @@ function failureMessage(err: unknown): string | null {
   return null;
 }
 
-async function readText(file: string): Promise<string | null> {
+/** The first `max` bytes of a file as text; null when there is no such file. */
+async function readText(file: string, max: number): Promise<string | null> {
+  let fh: fs.promises.FileHandle;
   try {
-    return await fs.promises.readFile(file, 'utf8');
+    fh = await fs.promises.open(file, 'r');
   } catch {
     return null;
   }
+  try {
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await fh.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
 }
 
+/** tree/project.json holds the project's own attributes only: far less than this. */
+const MAX_PROJECT_TREE_BYTES = 16 * 1024 * 1024;
+
 async function readProjectTree(dir: string): Promise<Record<string, unknown>> {
-  const text = await readText(path.join(dir, FILES.projectTree));
-  if (text === null) throw new ImportError('Project tree file tree/project.json is missing');
+  const file = path.join(dir, FILES.projectTree);
+  if (!fs.existsSync(file)) throw new ImportError('Project tree file tree/project.json is missing');
+  if ((await fs.promises.stat(file)).size > MAX_PROJECT_TREE_BYTES) throw new ImportError(`tree/project.json is larger than ${MAX_PROJECT_TREE_BYTES} bytes`);
+  const text = await readText(file, MAX_PROJECT_TREE_BYTES);
   let tree: unknown;
   try {
-    tree = JSON.parse(text);
+    tree = JSON.parse(text!);
   } catch {
     throw new NdjsonFormatError();
   }
