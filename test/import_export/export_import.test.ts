@@ -13,6 +13,7 @@ import { putFiles, plannedJob } from '../helpers/ci.js';
 import { refSha, setRef } from '../helpers/repository.js';
 import { fixtureArchive, postImport, runImportExportJobs } from '../helpers/import_export.js';
 import { paxPath, rawTar, rawTarGz } from '../helpers/tar.js';
+import { multipart, PNG } from '../helpers/project_resources.js';
 import { insertFinishedPipelinesBulk } from '../../src/db/repos/bulk_ci.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
 import { gitText } from '../../src/git/git.js';
@@ -27,7 +28,8 @@ async function snapshot(t: TestApp, id: number) {
   const p = (await t.get(`/api/v4/projects/${id}`)).body;
   const { id: _i, name: _n, path: _p, path_with_namespace: _pw, name_with_namespace: _nn, web_url: _w, http_url_to_repo: _h, ssh_url_to_repo: _s,
     created_at: _c, last_activity_at: _l, _links: _lk, readme_url: _r, runners_token: _rt, import_status: _is, import_error: _ie, permissions: _pe,
-    creator_id: _cr, container_registry_image_prefix: _crp, ...attributes } = p;
+    creator_id: _cr, container_registry_image_prefix: _crp, avatar_url: avatar, ...attributes } = p;
+  attributes.avatar = avatar ? String(avatar).split('/').pop() : null;
   const protectedBranches = (await t.get(`/api/v4/projects/${id}/protected_branches`)).body.map((b: any) => ({
     name: b.name, allow_force_push: b.allow_force_push, code_owner_approval_required: b.code_owner_approval_required,
     push: b.push_access_levels.map((l: any) => [l.access_level, l.user_id, l.group_id]),
@@ -56,6 +58,7 @@ for (const dialect of DIALECTS) {
     let source: any;
     /** The archive of the first export (downloads are limited to one a minute per user). */
     let archive: Buffer;
+    let upload: { url: string };
     /** Imports are limited to six a minute per user: each test imports as a user of its own. */
     const importer = () => t.createUser();
 
@@ -71,6 +74,10 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/members`, { body: { user_id: dev.id, access_level: 30 } })).status, 201);
       assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/members`, { body: { user_id: maint.id, access_level: 40 } })).status, 201);
       assert.equal((await t.request('PUT', `/api/v4/projects/${source.id}/custom_attributes/tier`, { body: { value: 'gold' } })).status, 200);
+      const m = multipart([], [{ name: 'avatar', filename: 'logo.png', content: PNG, type: 'image/png' }]);
+      assert.equal((await t.request('PUT', `/api/v4/projects/${source.id}`, { payload: m.payload, headers: m.headers })).status, 200);
+      const f = multipart([], [{ name: 'file', filename: 'notes.txt', content: 'attached', type: 'text/plain' }]);
+      upload = (await t.request('POST', `/api/v4/projects/${source.id}/uploads`, { payload: f.payload, headers: f.headers })).body;
       await insertFinishedPipelinesBulk(t.c.db, { projectId: source.id, userId: dev.id, sha: main, pipelines: 4, jobsPerPipeline: 3, options: JSON.stringify(plannedJob('x')) });
     });
     after(async () => t.close());
@@ -149,6 +156,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(after.pipelines, before.pipelines);
       assert.equal(after.jobs.length, 12);
       assert.deepEqual(after.jobs, before.jobs);
+      assert.equal(after.attributes.avatar, 'logo.png');
+      const avatar = await t.app.inject({ method: 'GET', url: `/uploads/-/system/project/avatar/${r.body.id}/logo.png`, headers: { 'private-token': t.rootToken } });
+      assert.ok(avatar.rawPayload.equals(PNG), 'the avatar came along');
+      const attached = await t.app.inject({ method: 'GET', url: `/${st.body.path_with_namespace}${upload.url}`, headers: { 'private-token': t.rootToken } });
+      assert.equal(attached.body, 'attached', 'uploads keep their secret and name');
       assert.deepEqual(fs.readdirSync(path.join(t.c.config.dataDir, 'tmp')), [], 'the work folders are gone');
     });
 
