@@ -288,7 +288,9 @@ for (const dialect of DIALECTS) {
           assert.deepEqual([s.status, s.body], [404, { message: '404 Project Not Found' }]);
           assert.equal((await t.request(method, url, { token: null })).status, 401);
         }
-        assert.equal((await t.get(`/api/v4/projects/${priv.id}/import`, dev.token)).status, 403);
+        // the import status is for whoever may read the project, as in the reference
+        assert.equal((await t.get(`/api/v4/projects/${priv.id}/import`, dev.token)).body.import_status, 'none');
+        assert.equal((await t.get(`/api/v4/projects/${priv.id}/import`, stranger.token)).status, 404);
       });
 
       it('project_export_enabled off: the export endpoints are 404', async () => {
@@ -302,6 +304,7 @@ for (const dialect of DIALECTS) {
         await t.request('PUT', '/api/v4/application/settings', { body: { import_sources: ['github'] } });
         const who = await importer();
         assert.deepEqual((await postImport(t, Buffer.from('x'), [['path', 'nope']], who.token)).body, { message: '403 Forbidden' });
+        assert.deepEqual((await t.get(`/api/v4/projects/${source.id}/import`)).body, { message: '403 Forbidden' });
         await t.request('PUT', '/api/v4/application/settings', { body: { import_sources: ['gitlab_project'], max_import_size: 1 } });
         const big = await postImport(t, Buffer.alloc(1024 * 1024 + 1), [['path', 'big']], who.token);
         assert.deepEqual([big.status, big.body], [413, { message: '413 Request Entity Too Large' }]);

@@ -39,7 +39,7 @@ import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
 import { openS3Object } from '../../storage/s3.js';
-import { canReadImportStatus, mapsImportedMembers } from './policy.js';
+import { mapsImportedMembers } from './policy.js';
 import {
   ciCdSettingsPatch, customAttributeFrom, memberFrom, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
   type ExportedMember,
@@ -71,10 +71,14 @@ export interface ImportStatusView {
 /** What the archive comes from: a file of the request, or a stream with its length (remote, object store). */
 export type ArchiveSource = { file: IncomingFile } | { stream: Readable; size: number };
 
-/** import_sources must allow project archives; then the reference's per-user limit. */
+/** Every import endpoint, the status included, answers 403 unless import_sources allows project archives. */
+async function checkImportSource(c: Container): Promise<void> {
+  if (!((await getSettings(c)).import_sources as string[]).includes(SOURCE)) throw forbidden();
+}
+
+/** Before an import starts: the allowed sources, then the reference's per-user limit. */
 export async function checkImportAllowed(c: Container, actor: Actor): Promise<void> {
-  const s = await getSettings(c);
-  if (!(s.import_sources as string[]).includes(SOURCE)) throw forbidden();
+  await checkImportSource(c);
   await checkApiRateLimit(c, IMPORT_LIMIT, `user:${actor.user.id}`);
 }
 
@@ -195,10 +199,10 @@ async function importStatus(c: Container, actor: Actor, row: ProjectRow): Promis
   };
 }
 
-/** GET /projects/:id/import */
+/** GET /projects/:id/import: whoever may read the project, as in the reference. */
 export async function getImportStatus(c: Container, actor: Actor, idOrPath: number | string): Promise<ImportStatusView> {
-  const { row, access } = await findProject(c, actor, idOrPath);
-  if (!canReadImportStatus(access)) throw forbidden();
+  await checkImportSource(c);
+  const { row } = await findProject(c, actor, idOrPath);
   return importStatus(c, actor, row);
 }
 

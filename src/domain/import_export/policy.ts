@@ -1,5 +1,6 @@
 // Who may export and import projects (the reference: admin_project for export and its download;
-// import needs the right to create projects in the target namespace).
+// an import needs the right to create projects in the target namespace, checked by project
+// creation; its status is for whoever may read the project).
 import type { ProjectAccess } from '../projects/policy.js';
 import { canAdminProject, isProjectOwner } from '../projects/policy.js';
 import type { UserRow } from '../../db/repos/users.js';
@@ -7,10 +8,6 @@ import type { UserRow } from '../../db/repos/users.js';
 /** export_project: maintainers, owners and admins start, watch and download exports. */
 export const canExportProject = (a: ProjectAccess): boolean => canAdminProject(a);
 
-/** read_project_import_status: whoever may administer the project (the importer is its owner or maintainer). */
-export const canReadImportStatus = (a: ProjectAccess): boolean => canAdminProject(a);
-
-export { canCreateProjectIn as canImportInto } from '../projects/policy.js';
 
 /** The reference exports project members only when an owner (or admin) asks for the export. */
 export const exportsMembers = (a: ProjectAccess): boolean => isProjectOwner(a);
