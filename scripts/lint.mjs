@@ -2,6 +2,7 @@
 //  - imports run one way: api → domain → {db, git, queue, storage, webhooks, ci}; only app.ts wires http/ and api/
 //  - SQL (query builders, sql``) lives only in src/db/
 //  - only src/config.ts reads process.env
+//  - the domain never imports the raw git wrapper (src/git/git.ts)
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -50,6 +51,14 @@ for (const file of walk(src)) {
     if (!allowed.some((a) => target === a || target.startsWith(`${a}/`) || target.startsWith(`${a}${path.sep}`))) {
       problems.push(`${where}: ${area}/ may not import ${target}`);
     }
+  });
+}
+
+// The domain runs git only through src/git's named operations (each guards its arguments),
+// never through the raw wrapper src/git/git.ts.
+for (const file of walk(path.join(src, 'domain'))) {
+  fs.readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    if (/from\s+'(\.\.\/)+git\/git(\.js)?'/.test(line)) problems.push(`src/${path.relative(src, file)}:${i + 1}: the domain may not import the raw git wrapper (src/git/git.ts); add a named operation in src/git/`);
   });
 }
 

@@ -1,6 +1,7 @@
 // The only reader of process.env. Every setting is validated here, once, at start.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -27,6 +28,12 @@ export interface Config {
   runnerEnabled: boolean;
   /** Jobs the built-in runner of this node runs at once. */
   runnerConcurrency: number;
+  /** This node's name among the runner nodes on one database (default: the host name); unique per process. */
+  nodeId: string;
+  /** A runner node's lease: its running jobs fail this long after its last heartbeat. */
+  runnerLeaseSeconds: number;
+  /** How often a runner node renews its lease (and looks for jobs of dead nodes). */
+  runnerHeartbeatSeconds: number;
   /** Where blobs live: `<dataDir>/blobs` (local) or an S3-compatible bucket (ANVIL_BLOB_URL=s3://bucket/prefix). */
   blobStore: BlobStoreConfig;
   /**
@@ -164,6 +171,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`ANVIL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
+  const nodeId = env.ANVIL_NODE_ID || os.hostname() || 'anvil';
+  if (nodeId.length > 200 || /[\s\x00-\x1f]/.test(nodeId)) {
+    throw new ConfigError(`ANVIL_NODE_ID must be at most 200 characters with no spaces, got "${nodeId}"`);
+  }
+  const runnerLeaseSeconds = intIn('ANVIL_RUNNER_LEASE_SECONDS', env.ANVIL_RUNNER_LEASE_SECONDS, 15, 2, 3600);
+  const runnerHeartbeatSeconds = intIn('ANVIL_RUNNER_HEARTBEAT_SECONDS', env.ANVIL_RUNNER_HEARTBEAT_SECONDS, Math.min(5, runnerLeaseSeconds - 1), 1, 3600);
+  if (runnerHeartbeatSeconds >= runnerLeaseSeconds) {
+    throw new ConfigError(`ANVIL_RUNNER_HEARTBEAT_SECONDS (${runnerHeartbeatSeconds}) must be less than ANVIL_RUNNER_LEASE_SECONDS (${runnerLeaseSeconds})`);
+  }
+
   return {
     secretKey: secretKey(env.ANVIL_SECRET_KEY, dataDir),
     port,
@@ -178,6 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueWorkers: intIn('ANVIL_QUEUE_WORKERS', env.ANVIL_QUEUE_WORKERS, 2, 0, 64),
     runnerEnabled: bool('ANVIL_RUNNER_ENABLED', env.ANVIL_RUNNER_ENABLED, true),
     runnerConcurrency: intIn('ANVIL_RUNNER_CONCURRENCY', env.ANVIL_RUNNER_CONCURRENCY, 2, 1, 64),
+    nodeId,
+    runnerLeaseSeconds,
+    runnerHeartbeatSeconds,
     blobStore: blobStore(env),
     remoteImportS3Endpoint: httpUrlOrNull('ANVIL_REMOTE_IMPORT_S3_ENDPOINT', env.ANVIL_REMOTE_IMPORT_S3_ENDPOINT),
   };

@@ -14,13 +14,44 @@ export type Dialect = 'sqlite' | 'postgres';
 // int8 (count(*), sums) arrives as a string from pg; every number we store fits in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+const WRAPPED = Symbol('outOfRangeMatchesNothing');
+const MATCHING = /^\s*(select|update|delete|with)\b/i;
+
+/**
+ * An integer parameter beyond its column's range (an id such as 2147483648 in a URL) matches no
+ * row, as SQLite and the reference's own database layer answer: a read, change or delete of
+ * nothing (then a 404), never PostgreSQL's "out of range" as a 500. Inserts still fail loudly.
+ */
+function outOfRangeMatchesNothing(pool: pg.Pool): pg.Pool {
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  (pool as any).connect = async () => {
+    const client = await connect();
+    if (!(client as any)[WRAPPED]) {
+      const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+      (client as any)[WRAPPED] = true;
+      (client as any).query = async (text: string, values?: unknown[]) => {
+        try {
+          return await query(text, values);
+        } catch (e) {
+          if ((e as { code?: string }).code === '22003' && typeof text === 'string' && MATCHING.test(text)) {
+            return { rows: [], rowCount: 0, command: text.trim().split(/\s/)[0].toUpperCase(), fields: [], oid: 0 };
+          }
+          throw e;
+        }
+      };
+    }
+    return client;
+  };
+  return pool;
+}
+
 export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Kysely<DB> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     // An idle connection that the server terminates (restart, failover) is an 'error' event on the
     // pool; unhandled, it would crash the process. The pool drops that client; the next query reconnects.
     pool.on('error', () => {});
-    return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return new Kysely<DB>({ dialect: new PostgresDialect({ pool: outOfRangeMatchesNothing(pool) }) });
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, 'anvil.sqlite3');

@@ -351,6 +351,8 @@ export interface CiPipelinesTable {
   coverage: string | null;
   parent_pipeline_id: number | null;
   parent_job_id: number | null;
+  /** `workflow:name`, not in the 15.1 API. */
+  name: string | null;
   commit_message: string | null;
   commit_author_name: string | null;
   commit_author_email: string | null;
@@ -401,6 +403,16 @@ export interface CiJobsTable {
   erased_at: string | null;
   erased_by_id: number | null;
   downstream_pipeline_id: number | null;
+  /** The runner node (and its boot) running the job; null for jobs taken before nodes had leases. */
+  runner_node_id: string | null;
+  runner_boot_id: string | null;
+}
+
+export interface CiRunnerNodesTable {
+  node_id: string;
+  boot_id: string;
+  started_at: string;
+  lease_expires_at: string;
 }
 
 export interface CiJobVariablesTable {
@@ -486,6 +498,7 @@ export interface DB {
   ci_job_variables: CiJobVariablesTable;
   ci_job_artifacts: CiJobArtifactsTable;
   ci_trace_chunks: CiTraceChunksTable;
+  ci_runner_nodes: CiRunnerNodesTable;
   protected_branches: ProtectedBranchesTable;
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
   project_repository_statistics: ProjectRepositoryStatisticsTable;

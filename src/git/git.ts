@@ -21,6 +21,9 @@ export function safeArg(value: string, what = 'argument'): string {
   return value;
 }
 
+/** True when safeArg would accept the value: the readers answer "no such thing" for the rest, without running git. */
+export const isSafeArg = (value: string): boolean => value !== '' && !value.startsWith('-') && !value.includes('\0');
+
 export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: '/usr/local/bin:/usr/bin:/bin', // pinned: git and its helpers come from the system

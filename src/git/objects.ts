@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { git, gitText, GitError, safeArg } from './git.js';
+import { finished, git, gitStream, gitText, GitError, safeArg } from './git.js';
 import { ZERO_SHA, type Person } from './repository.js';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -173,19 +173,6 @@ export async function compareAndSwapRef(dir: string, ref: string, newSha: string
   }
 }
 
-/** The sha a full ref names, or null. */
-export async function refSha(dir: string, ref: string): Promise<string | null> {
-  const r = await git(['rev-parse', '--verify', '--quiet', `${safeArg(ref, 'ref')}^{commit}`], { gitDir: dir, okCodes: [1, 128] });
-  const sha = r.stdout.toString().trim();
-  return r.code === 0 && SHA_RE.test(sha) ? sha : null;
-}
-
-/** True when `ancestor` is reachable from `sha` (a fast-forward). */
-export async function isAncestor(dir: string, ancestor: string, sha: string): Promise<boolean> {
-  const r = await git(['merge-base', '--is-ancestor', ancestor, sha], { gitDir: dir, okCodes: [1] });
-  return r.code === 0;
-}
-
 export async function objectExists(dir: string, sha: string, type: 'commit' | 'blob' | 'tree'): Promise<boolean> {
   const r = await git(['cat-file', '-t', sha], { gitDir: dir, okCodes: [1, 128] });
   return r.code === 0 && r.stdout.toString().trim() === type;
@@ -322,6 +309,13 @@ export async function blobAt(repo: string, commit: string, filePath: string): Pr
   const out = await git(['ls-tree', '-z', '-l', '--full-tree', commit, '--', clean], { gitDir: repo });
   const e = parseTree(out.stdout.toString('utf8'), '', true).find((x) => x.path === clean);
   return e && e.type === 'blob' ? e : null;
+}
+
+/** A blob's bytes as a stream (large files), a promise of git's exit, and a way to stop it early. */
+export function blobStream(repo: string, sha: string): { stdout: NodeJS.ReadableStream; done: Promise<void>; stop: () => void } {
+  const child = gitStream(['cat-file', 'blob', safeArg(sha, 'object')], { gitDir: repo });
+  child.stdin.end();
+  return { stdout: child.stdout, done: finished(child), stop: () => child.kill() };
 }
 
 export async function readBlob(repo: string, sha: string): Promise<Buffer> {

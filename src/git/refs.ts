@@ -1,7 +1,7 @@
 // Branch plumbing: list branches with their commits in one git run, create and delete a ref
 // atomically (old-value checked), and which branches are merged into another. One git process
 // per operation, never one per branch: a repository with thousands of branches lists fast.
-import { git, safeArg } from './git.js';
+import { git, isSafeArg, safeArg } from './git.js';
 import type { CommitInfo } from './objects.js';
 import { ZERO_SHA } from './repository.js';
 
@@ -82,48 +82,28 @@ export async function findBranch(dir: string, name: string): Promise<BranchRef |
   return (await branchesWithCommits(dir, [name]))[0] ?? null;
 }
 
-/** One commit by sha or revision, or null. */
-export async function commitInfo(dir: string, rev: string): Promise<CommitInfo | null> {
-  const fmt = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x00');
-  const r = await git(['log', '-1', '--no-walk', `--format=${fmt}`, safeArg(rev, 'revision'), '--'], { gitDir: dir, okCodes: [128] });
-  if (r.code !== 0) return null;
-  const f = r.stdout.toString('utf8').split('\x00');
-  if (f.length < 9) return null;
-  return {
-    id: f[0],
-    parentIds: f[1] ? f[1].split(' ') : [],
-    authorName: f[2],
-    authorEmail: f[3],
-    authoredDate: f[4],
-    committerName: f[5],
-    committerEmail: f[6],
-    committedDate: f[7],
-    message: f.slice(8).join('\x00').replace(/\n$/, ''),
-  };
-}
-
-/** Of the named branches, those whose tip is reachable from `target` (merged into it); one git run. */
+/**
+ * Of the named branches, those merged into `target` as the reference counts it: the tip is
+ * reachable from target's head and is not that head itself (a branch just created from the
+ * default branch, or the default branch, is not merged). One git run.
+ */
 export async function mergedInto(dir: string, target: string, names: string[]): Promise<Set<string>> {
-  if (names.length === 0) return new Set();
+  if (names.length === 0 || !isValidBranchName(target)) return new Set();
   const patterns = names.map((n) => HEADS + safeArg(n, 'branch'));
-  const r = await git(['for-each-ref', `--merged=${HEADS}${safeArg(target, 'branch')}`, '--format=%(refname)', '--', ...patterns], {
+  const targetRef = HEADS + safeArg(target, 'branch');
+  // The target's own line comes first (its objectname marks "same head"), then the candidates.
+  const r = await git(['for-each-ref', `--merged=${targetRef}`, '--format=%(objectname) %(refname)', '--', targetRef, ...patterns], {
     gitDir: dir,
     okCodes: [128, 129],
   });
   if (r.code !== 0) return new Set(); // no such target (empty repository): nothing is merged
-  return new Set(
-    r.stdout
-      .toString('utf8')
-      .split('\n')
-      .filter((l) => l.startsWith(HEADS))
-      .map((l) => l.slice(HEADS.length)),
-  );
-}
-
-/** True when `ancestor` is reachable from `descendant` (a fast-forward). */
-export async function isAncestor(dir: string, ancestor: string, descendant: string): Promise<boolean> {
-  const r = await git(['merge-base', '--is-ancestor', safeArg(ancestor, 'revision'), safeArg(descendant, 'revision')], { gitDir: dir, okCodes: [1, 128] });
-  return r.code === 0;
+  const lines = r.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => ({ sha: l.slice(0, l.indexOf(' ')), ref: l.slice(l.indexOf(' ') + 1) }));
+  const head = lines.find((l) => l.ref === targetRef)?.sha;
+  return new Set(lines.filter((l) => l.ref.startsWith(HEADS) && l.sha !== head).map((l) => l.ref.slice(HEADS.length)));
 }
 
 /** git's own rule for a branch name (check-ref-format --branch), without running git. */
@@ -153,7 +133,8 @@ export async function deleteBranchRef(dir: string, name: string, oldSha: string)
 
 /** A file's content at a revision, or null when absent. */
 export async function fileAt(dir: string, rev: string, path: string): Promise<string | null> {
-  const r = await git(['cat-file', 'blob', `${safeArg(rev, 'revision')}:${path}`], { gitDir: dir, okCodes: [128] });
+  if (!isSafeArg(rev) || path.includes('\0')) return null;
+  const r = await git(['cat-file', 'blob', `${rev}:${path}`], { gitDir: dir, okCodes: [128] });
   return r.code === 0 ? r.stdout.toString('utf8') : null;
 }
 
@@ -168,8 +149,17 @@ export async function branchesContaining(dir: string, sha: string): Promise<stri
     .map((l) => l.slice(HEADS.length));
 }
 
-/** Paths that differ between two commits (empty when either is unknown). */
-export async function diffPaths(dir: string, oldSha: string, newSha: string, env: Record<string, string> = {}): Promise<string[]> {
-  const r = await git(['diff', '--name-only', '--no-renames', safeArg(oldSha, 'revision'), safeArg(newSha, 'revision')], { gitDir: dir, env, okCodes: [128] });
-  return r.code === 0 ? r.stdout.toString('utf8').split('\n').filter(Boolean) : [];
+/** Paths that differ between two commits; null when either is unknown. */
+export async function diffPaths(dir: string, oldSha: string, newSha: string, env: Record<string, string> = {}): Promise<string[] | null> {
+  if (!isSafeArg(oldSha) || !isSafeArg(newSha)) return null;
+  const r = await git(['diff', '--name-only', '--no-renames', '-z', '--end-of-options', oldSha, newSha, '--'], { gitDir: dir, env, okCodes: [128] });
+  return r.code === 0 ? r.stdout.toString('utf8').split('\0').filter(Boolean) : null;
+}
+
+export const TAGS = 'refs/tags/';
+
+/** Every tag name. */
+export async function tagNames(dir: string): Promise<string[]> {
+  const r = await git(['for-each-ref', '--format=%(refname)', TAGS], { gitDir: dir });
+  return r.stdout.toString('utf8').split('\n').filter((l) => l.startsWith(TAGS)).map((l) => l.slice(TAGS.length));
 }

@@ -1,7 +1,7 @@
 // Bare repositories on disk: create, seed, copy, remove, and the few plumbing reads every area needs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { git, gitText, safeArg } from './git.js';
+import { git, gitText, isSafeArg, safeArg } from './git.js';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 
@@ -61,11 +61,43 @@ export async function commitSingleFile(
   return commit;
 }
 
-/** The sha a ref or revision names, or null. */
-export async function resolveRevision(dir: string, rev: string): Promise<string | null> {
-  const r = await git(['rev-parse', '--verify', '--quiet', `${safeArg(rev, 'revision')}^{commit}`], { gitDir: dir, okCodes: [1, 128] });
+const SHA_RE = /^[0-9a-f]{40}$/;
+
+// Revisions: one answer for a revision that names nothing (or that git would read as an option,
+// which never reaches git): null, false, 0.
+
+/** The commit a ref or revision names (an annotated tag is peeled), or null. */
+export async function resolveRevision(dir: string, rev: string, env: Record<string, string> = {}): Promise<string | null> {
+  if (!isSafeArg(rev)) return null;
+  const r = await git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { gitDir: dir, env, okCodes: [1, 128] });
   const sha = r.stdout.toString().trim();
-  return r.code === 0 && sha ? sha : null;
+  return r.code === 0 && SHA_RE.test(sha) ? sha : null;
+}
+
+/** True when `ancestor` is reachable from `descendant` (a fast-forward); false when either is unknown. */
+export async function isAncestor(dir: string, ancestor: string, descendant: string, env: Record<string, string> = {}): Promise<boolean> {
+  if (!isSafeArg(ancestor) || !isSafeArg(descendant)) return false;
+  const r = await git(['merge-base', '--is-ancestor', '--end-of-options', ancestor, descendant], { gitDir: dir, env, okCodes: [1, 128] });
+  return r.code === 0;
+}
+
+/**
+ * Commits reachable from `rev` and not from `not` (all of rev's history without one), counted
+ * up to `max` when given; 0 when either names nothing.
+ */
+export async function countCommits(dir: string, rev: string, not: string | null = null, max?: number): Promise<number> {
+  if (!isSafeArg(rev) || (not !== null && !isSafeArg(not))) return 0;
+  const args = ['rev-list', '--count', ...(max ? [`--max-count=${max}`] : []), rev, ...(not ? [`^${not}`] : []), '--'];
+  const r = await git(args, { gitDir: dir, okCodes: [128] });
+  return r.code === 0 ? Number(r.stdout.toString().trim()) : 0;
+}
+
+/** The full message of the newest commit reachable from `rev` and not from `not`; null when there is none. */
+export async function newestMessage(dir: string, rev: string, not: string | null = null): Promise<string | null> {
+  if (!isSafeArg(rev) || (not !== null && !isSafeArg(not))) return null;
+  const r = await git(['log', '-1', '--format=%B', rev, ...(not ? [`^${not}`] : []), '--'], { gitDir: dir, okCodes: [128] });
+  // log ends each entry with a newline of its own after the message as stored.
+  return r.code === 0 && r.stdout.length > 0 ? r.stdout.toString('utf8').replace(/\n$/, '') : null;
 }
 
 /**
@@ -92,8 +124,3 @@ export function repositorySize(dir: string): number {
 
 export { identityEnv };
 
-/** Commits reachable from `rev` (0 when it does not exist). */
-export async function commitCount(dir: string, rev: string): Promise<number> {
-  const r = await git(['rev-list', '--count', `${safeArg(rev, 'revision')}`, '--'], { gitDir: dir, okCodes: [128] });
-  return r.code === 0 ? Number(r.stdout.toString().trim()) : 0;
-}

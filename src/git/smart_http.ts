@@ -2,8 +2,7 @@
 // receive-pack. The HTTP layer pipes request bodies into these processes and their output into
 // the reply; nothing here holds a pack in memory.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { git, gitStream, gitText, safeArg } from './git.js';
-import { ZERO_SHA } from './repository.js';
+import { gitStream, gitText } from './git.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
@@ -42,20 +41,6 @@ export const serviceRpc = (service: GitService, dir: string, o: RpcOptions = {})
 
 // What a push changed: the reads Anvil makes about ref updates, before (inside the quarantine,
 // through `env`) and after receive-pack.
-
-const COUNT_CAP = 100_000;
-
-/** True when `ancestor` is reachable from `descendant` (a fast-forward). */
-export async function isAncestor(dir: string, ancestor: string, descendant: string, env: Record<string, string> = {}): Promise<boolean> {
-  const r = await git(['merge-base', '--is-ancestor', safeArg(ancestor), safeArg(descendant)], { gitDir: dir, env, okCodes: [1] });
-  return r.code === 0;
-}
-
-/** Commits in `newSha` not in `notSha` (or all of newSha's history without one), capped. */
-export async function countCommits(dir: string, newSha: string, notSha: string | null): Promise<number> {
-  const args = ['rev-list', '--count', `--max-count=${COUNT_CAP}`, safeArg(newSha), ...(notSha ? ['--not', safeArg(notSha)] : [])];
-  return Number(await gitText(args, { gitDir: dir }));
-}
 
 /** Where every ref points now, in one read. */
 export async function refTargets(dir: string): Promise<Map<string, string>> {

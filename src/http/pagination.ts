@@ -7,9 +7,11 @@ export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
 
 /** Parameters every paginated route accepts (merged into its own schema). */
+// int32: a page number the reference's Integer parameter and the database's offset both hold;
+// anything larger is `{"error":"page is invalid"}` (params.ts), never a float offset in SQL.
 export const PAGE_PARAMS = {
-  page: T.Optional(T.Integer()),
-  per_page: T.Optional(T.Integer()),
+  page: T.Optional(T.Integer({ format: 'int32' })),
+  per_page: T.Optional(T.Integer({ format: 'int32' })),
   pagination: T.Optional(T.String()),
   id_after: T.Optional(T.Integer()),
   id_before: T.Optional(T.Integer()),

@@ -7,6 +7,9 @@ import { invalidParams, missing } from '../domain/errors.js';
 const TRUE = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const FALSE = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
 
+/** An integer of `format: 'int32'` must fit 32 bits (a database integer); larger is invalid, like a failed coercion. */
+const INT32_MAX = 2 ** 31 - 1;
+
 class Invalid {
   constructor(readonly reason: 'is invalid' | 'does not have a valid value') {}
 }
@@ -48,8 +51,9 @@ function coerce(schema: TSchema, value: unknown): unknown {
       if (typeof value === 'number') n = value;
       else if (typeof value === 'string' && value.trim() !== '' && (kind === 'Integer' ? /^\s*[-+]?\d+\s*$/ : /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/).test(value)) n = Number(value);
       else return new Invalid('is invalid');
-      if (!Number.isFinite(n) || (kind === 'Integer' && !Number.isInteger(n))) return new Invalid('is invalid');
+      if (!Number.isFinite(n) || (kind === 'Integer' && !Number.isSafeInteger(n))) return new Invalid('is invalid');
       const s = schema as any;
+      if (s.format === 'int32' && (n > INT32_MAX || n < -INT32_MAX - 1)) return new Invalid('is invalid');
       if ((s.minimum !== undefined && n < s.minimum) || (s.maximum !== undefined && n > s.maximum)) {
         return new Invalid('does not have a valid value');
       }

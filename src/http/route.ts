@@ -8,7 +8,7 @@ import fastJson from 'fast-json-stringify';
 import type { Container } from '../container.js';
 import { isAdmin, type Actor } from '../domain/auth/actor.js';
 import { authenticate, requireScope, sudo } from '../domain/auth/service.js';
-import { forbidden, unauthorized } from '../domain/errors.js';
+import { badRequest, forbidden, unauthorized } from '../domain/errors.js';
 import type { PageRequest, PageResult } from '../domain/shared/page.js';
 import { credentialOf, sudoIdentifierOf } from './auth.js';
 import { readMultipart } from './content.js';
@@ -99,9 +99,21 @@ function httpDate(v: string | string[] | undefined): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
+/** True when a string anywhere in the parameters holds a NUL byte (uploaded files are Buffers: exempt). */
+function hasNulByte(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\0');
+  if (Array.isArray(v)) return v.some(hasNulByte);
+  if (v && typeof v === 'object' && !Buffer.isBuffer(v)) return Object.entries(v).some(([k, x]) => k.includes('\0') || hasNulByte(x));
+  return false;
+}
+
 async function rawInput(req: FastifyRequest): Promise<Record<string, unknown>> {
   const body = req.isMultipart() ? await readMultipart(req) : (req.body as Record<string, unknown> | undefined);
-  return { ...(req.query as object), ...(body && typeof body === 'object' ? body : {}), ...(req.params as object) };
+  const raw = { ...(req.query as object), ...(body && typeof body === 'object' ? body : {}), ...(req.params as object) };
+  // No valid request holds a NUL byte (the reference answers 400 before routing): refused here,
+  // it never reaches the database or git.
+  if (hasNulByte(raw)) throw badRequest();
+  return raw;
 }
 
 export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<any>): void {

@@ -45,7 +45,7 @@ for (const dialect of DIALECTS) {
     it('lists branches sorted by name with the exact Branch shape, merged, default and web_url', async () => {
       const p = await readmeProject({ visibility: 'public' });
       const main = (await branchTip(t, p.id, 'main'))!;
-      await setBranch(t, p.id, 'zeta', main); // merged: same commit as main
+      await setBranch(t, p.id, 'zeta', main); // not merged: same commit as main (the reference's rule)
       const ahead = await commitOn(t, p.id, 'feature/x', { 'a.txt': 'a\n' }, 'Add a\n\nwith a body', main);
       const r = await t.get(`/api/v4/projects/${p.id}/repository/branches`, owner.token);
       assert.equal(r.status, 200);
@@ -58,8 +58,8 @@ for (const dialect of DIALECTS) {
       }
       const [fx, mn, zt] = r.body;
       assert.equal(fx.merged, false);
-      assert.equal(mn.merged, true);
-      assert.equal(zt.merged, true);
+      assert.equal(mn.merged, false);
+      assert.equal(zt.merged, false);
       assert.equal(mn.default, true);
       assert.equal(fx.default, false);
       assert.equal(fx.protected, false);
@@ -154,7 +154,7 @@ for (const dialect of DIALECTS) {
       assert.equal(a.status, 201, a.text);
       assert.deepEqual(keysOf(a.body), BRANCH_KEYS);
       assert.equal(a.body.commit.id, main);
-      assert.equal(a.body.merged, true);
+      assert.equal(a.body.merged, false); // same head as the default branch: not merged
       assert.equal(a.body.can_push, true);
       const b = await t.request('POST', url, { token: owner.token, body: { branch: 'from/sha', ref: main } });
       assert.equal(b.status, 201, b.text);
@@ -266,6 +266,9 @@ for (const dialect of DIALECTS) {
       await setBranch(t, p.id, 'merged-b', main);
       await setBranch(t, p.id, 'release-1', main);
       await commitOn(t, p.id, 'unmerged', { 'u.txt': 'u' }, 'u', 'main');
+      // main moves on: the three above are now behind it (merged); `same` sits on its head (not merged).
+      const head = await commitOn(t, p.id, 'main', { 'm.txt': 'm' }, 'm');
+      await setBranch(t, p.id, 'same', head);
       const prot = await t.request('POST', `/api/v4/projects/${p.id}/protected_branches`, { token: owner.token, body: { name: 'release-*' } });
       assert.equal(prot.status, 201, prot.text);
 
@@ -281,7 +284,22 @@ for (const dialect of DIALECTS) {
       assert.ok(await branchTip(t, p.id, 'merged-a'), 'nothing happens before the job runs');
       await runBranchJobs(t);
       const names = (await t.get(`/api/v4/projects/${p.id}/repository/branches`, owner.token)).body.map((b: any) => b.name);
-      assert.deepEqual(names, ['main', 'release-1', 'unmerged']);
+      assert.deepEqual(names, ['main', 'release-1', 'same', 'unmerged']);
+    });
+
+    it('a branch just created from the default branch is not merged, and DELETE merged_branches keeps it', async () => {
+      const p = await readmeProject();
+      const url = `/api/v4/projects/${p.id}/repository/branches`;
+      const created = await t.request('POST', url, { token: owner.token, body: { branch: 'feat1', ref: 'main' } });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.merged, false);
+      assert.equal((await t.get(`${url}/feat1`, owner.token)).body.merged, false);
+      assert.equal((await t.get(`${url}/main`, owner.token)).body.merged, false);
+      assert.deepEqual((await t.get(url, owner.token)).body.map((b: any) => [b.name, b.merged]), [['feat1', false], ['main', false]]);
+      const r = await t.request('DELETE', `/api/v4/projects/${p.id}/repository/merged_branches`, { token: owner.token });
+      assert.equal(r.status, 202);
+      await runBranchJobs(t);
+      assert.deepEqual((await t.get(url, owner.token)).body.map((b: any) => b.name), ['feat1', 'main']);
     });
 
     it('can_push and developers_can_push follow the protection and the caller role', async () => {
@@ -318,6 +336,7 @@ for (const dialect of DIALECTS) {
       const side = await makeCommit(t, p.id, { 'side.txt': 's' }, 'side', main);
       const lines = Array.from({ length: 5000 }, (_, i) => `create refs/heads/b${String(i).padStart(5, '0')} ${i % 2 ? main : side}\n`).join('');
       await git(['update-ref', '--stdin'], { gitDir: repoDir(t, p.id), input: lines });
+      await commitOn(t, p.id, 'main', { 'm.txt': 'm' }, 'm'); // the odd ones fall behind main: merged
       const r = await t.get(`/api/v4/projects/${p.id}/repository/branches?per_page=100&page=20`, owner.token);
       assert.equal(r.status, 200);
       assert.equal(r.headers['x-total'], '5001');

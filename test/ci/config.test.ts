@@ -766,7 +766,7 @@ describe('CI config: trigger (bridges)', () => {
   it('a child pipeline is planned from its include files', async () => {
     const parent = job(await plan('child:\n  trigger:\n    include: [ci/a.yml, ci/b.yml]\n'), 'child');
     const files = { 'ci/a.yml': 'a:\n  script: x\n', 'ci/b.yml': 'b:\n  stage: build\n  script: y\n' };
-    const p = await plan(childPipelineText(parent.trigger!.include!), ctxOf({ files, source: 'parent_pipeline' }));
+    const p = await plan(childPipelineText(parent.trigger!), ctxOf({ files, source: 'parent_pipeline' }));
     assert.deepEqual(names(p), ['a', 'b']);
     assert.equal(job(p, 'b').stage, 'build');
   });
@@ -790,5 +790,175 @@ describe('CI config: result kinds', () => {
   it('empty when only .pre/.post jobs remain', async () => {
     const r = await result('first:\n  stage: .pre\n  script: x\nlast:\n  stage: .post\n  script: x\n');
     assert.deepEqual(r, { kind: 'empty' });
+  });
+});
+
+describe("CI config: keywords of today's reference", () => {
+  const MATRIX = 'build:\n  stage: build\n  script: make\n  parallel:\n    matrix:\n      - OS: [linux, mac]\n        ARCH: [amd64, arm64]\n';
+
+  it('needs:parallel:matrix needs only the matrix instances with those values', async () => {
+    const yml = `${MATRIX}test:\n  script: t\n  needs:\n    - job: build\n      parallel:\n        matrix:\n          - OS: linux\n            ARCH: [amd64, arm64]\n`;
+    const t = job(await plan(yml), 'test');
+    assert.deepEqual(t.needs, [
+      { job: 'build: [linux, amd64]', artifacts: true, optional: false },
+      { job: 'build: [linux, arm64]', artifacts: true, optional: false },
+    ]);
+    // A plain need on the matrix job still means all its instances.
+    const all = job(await plan(`${MATRIX}test:\n  script: t\n  needs: [build]\n`), 'test');
+    assert.equal(all.needs!.length, 4);
+    // Values no instance has: an undefined need, as the reference reports it.
+    const missing = `${MATRIX}test:\n  script: t\n  needs:\n    - job: build\n      parallel:\n        matrix:\n          - OS: windows\n            ARCH: amd64\n`;
+    assert.deepEqual(await errorsOf(missing), ['test job: undefined need: build: [windows, amd64]']);
+    await assertError(
+      `${MATRIX}test:\n  script: t\n  needs:\n    - job: build\n      parallel: 2\n`,
+      'jobs:test:needs:need:parallel config cannot use "parallel: <number>".',
+    );
+  });
+
+  it('workflow:name names the pipeline, its variables expanded', async () => {
+    const yml = 'variables:\n  KIND: nightly\nworkflow:\n  name: "$KIND build of $CI_COMMIT_REF_NAME$SUFFIX"\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "push"\n      variables:\n        SUFFIX: " (push)"\n    - when: always\nj:\n  script: x\n';
+    assert.equal((await plan(yml)).name, 'nightly build of main (push)');
+    assert.equal((await plan(yml, ctxOf({ source: 'web' }))).name, 'nightly build of main');
+    assert.equal((await plan('j:\n  script: x\n')).name, undefined);
+    await assertError(`workflow:\n  name: "${'n'.repeat(256)}"\nj:\n  script: x\n`, 'workflow name is too long (maximum is 255 characters)');
+    await assertError('workflow:\n  name: x\n  nope: 1\nj:\n  script: x\n', 'workflow config contains unknown keys: nope');
+  });
+
+  it('rules:changes:paths and compare_to', async () => {
+    const yml = 'docs:\n  script: x\n  rules:\n    - changes:\n        paths: ["docs/**/*"]\n        compare_to: refs/heads/stable\n';
+    // compare_to: the changes since that ref, whatever the pipeline's source (a web pipeline here).
+    const since = (paths: string[]) => ctxOf({ source: 'web', changedPaths: null, changedSince: { 'refs/heads/stable': paths } });
+    assert.deepEqual(names(await plan(`${yml}other:\n  script: y\n`, since(['docs/a/b.md']))), ['docs', 'other']);
+    assert.deepEqual(names(await plan(`${yml}other:\n  script: y\n`, since(['src/x.ts']))), ['other']);
+    assert.deepEqual(
+      await errorsOf(yml, ctxOf({ changedSince: {} })),
+      ['Failed to parse rule for docs: rules:changes:compare_to is not a valid ref'],
+    );
+    // paths alone: the pushed paths.
+    const pathsOnly = 'docs:\n  script: x\n  rules:\n    - changes:\n        paths: ["docs/*"]\nother:\n  script: y\n';
+    assert.deepEqual(names(await plan(pathsOnly, ctxOf({ changedPaths: ['docs/a.md'] }))), ['docs', 'other']);
+    assert.deepEqual(names(await plan(pathsOnly, ctxOf({ changedPaths: ['README.md'] }))), ['other']);
+    await assertError('j:\n  script: x\n  rules:\n    - changes:\n        compare_to: main\n', "jobs:j:rules:rule:changes paths can't be blank");
+    await assertError('j:\n  script: x\n  rules:\n    - changes:\n        paths: [a]\n        compare_to: [main]\n', 'jobs:j:rules:rule:changes compare to should be a string');
+  });
+
+  it('include with rules: if, exists and changes', async () => {
+    const files = { 'ci/a.yml': 'a:\n  script: a\n', 'ci/b.yml': 'b:\n  script: b\n', 'ci/c.yml': 'c:\n  script: c\n' };
+    const yml = [
+      'include:',
+      '  - local: ci/a.yml',
+      '    rules:',
+      '      - if: $CI_COMMIT_BRANCH == "main"',
+      '  - local: ci/b.yml',
+      '    rules:',
+      '      - changes: [src/**/*]',
+      '  - local: ci/c.yml',
+      '    rules:',
+      '      - changes:',
+      '          paths: [docs/*]',
+      '          compare_to: stable',
+      'own:',
+      '  script: x',
+      '',
+    ].join('\n');
+    const ctx = (changed: string[], sinceStable: string[]) => ctxOf({ files, changedPaths: changed, changedSince: { stable: sinceStable } });
+    assert.deepEqual(names(await plan(yml, ctx(['src/m.ts'], ['docs/x.md']))), ['a', 'b', 'c', 'own']);
+    assert.deepEqual(names(await plan(yml, ctx(['README.md'], []))), ['a', 'own']);
+    assert.deepEqual(names(await plan(yml, ctxOf({ files, ref: 'dev', changedPaths: ['src/m.ts'], changedSince: { stable: [] } }))), ['b', 'own']);
+  });
+
+  it('!reference tags inside script lists, rules and variables (already supported)', async () => {
+    const yml = '.base:\n  script: [one, two]\n  variables: {A: "1"}\nj:\n  script:\n    - !reference [.base, script]\n    - three\n  variables: !reference [.base, variables]\n';
+    const j = job(await plan(yml), 'j');
+    assert.deepEqual(j.script, ['one', 'two', 'three']);
+    assert.deepEqual(j.variables, { A: '1' });
+  });
+});
+
+describe('CI config: spec:inputs and include:inputs', () => {
+  const TEMPLATE = [
+    'spec:',
+    '  inputs:',
+    '    stage:',
+    '      default: test',
+    '    env:',
+    '      options: [staging, production]',
+    '    replicas:',
+    '      type: number',
+    '      default: 1',
+    '    verbose:',
+    '      type: boolean',
+    '      default: false',
+    '    targets:',
+    '      type: array',
+    '      default: [a, b]',
+    '    version:',
+    '      default: v1.0',
+    '      regex: ^v\\d+\\.\\d+$',
+    '---',
+    'deploy-$[[ inputs.env ]]:',
+    '  stage: $[[ inputs.stage ]]',
+    '  script: ./deploy --env $[[ inputs.env ]] --replicas $[[ inputs.replicas ]] --version $[[inputs.version]]',
+    '  variables:',
+    '    REPLICAS: $[[ inputs.replicas ]]',
+    '    VERBOSE: verbose=$[[ inputs.verbose ]]',
+    '  parallel:',
+    '    matrix:',
+    '      - TARGET: $[[ inputs.targets ]]',
+    '',
+  ].join('\n');
+  const files = { 'tpl.yml': TEMPLATE, 'plain.yml': 'p:\n  script: p\n' };
+  const including = (inputs: string) => `include:\n  - local: tpl.yml\n    inputs:\n${inputs}`;
+
+  it('interpolates the given inputs and the defaults, keys and values, with their types', async () => {
+    const p = await plan(`stages: [test, deploy]\n${including('      env: production\n      stage: deploy\n      replicas: 3\n')}`, ctxOf({ files }));
+    assert.deepEqual(names(p), ['deploy-production: [a]', 'deploy-production: [b]']);
+    const j = job(p, 'deploy-production: [a]');
+    assert.equal(j.stage, 'deploy');
+    assert.deepEqual(j.script, ['./deploy --env production --replicas 3 --version v1.0']);
+    assert.deepEqual(j.variables, { REPLICAS: '3', VERBOSE: 'verbose=false', TARGET: 'a', CI_NODE_INDEX: '1', CI_NODE_TOTAL: '2' });
+  });
+
+  it("refuses missing, unknown and invalid inputs with the reference's messages", async () => {
+    const err = async (inputs: string) => errorsOf(including(inputs), ctxOf({ files }));
+    assert.deepEqual(await err('      stage: test\n'), ['`tpl.yml`: `env` input: required value has not been provided']);
+    assert.deepEqual(await err('      env: production\n      nope: 1\n'), ['`tpl.yml`: unknown input arguments: nope']);
+    assert.deepEqual(await err('      env: dev\n'), ['`tpl.yml`: `env` input: `dev` cannot be used because it is not in the list of allowed options']);
+    assert.deepEqual(await err('      env: production\n      replicas: many\n'), ['`tpl.yml`: `replicas` input: provided value is not a number']);
+    assert.deepEqual(await err('      env: production\n      verbose: "yes please"\n'), ['`tpl.yml`: `verbose` input: provided value is not a boolean']);
+    assert.deepEqual(await err('      env: production\n      targets: a\n'), ['`tpl.yml`: `targets` input: provided value is not an array']);
+    assert.deepEqual(await err('      env: production\n      version: "2"\n'), ['`tpl.yml`: `version` input: provided value does not match required RegEx pattern']);
+    const plain = await errorsOf('include:\n  - local: plain.yml\n    inputs:\n      a: 1\n', ctxOf({ files }));
+    assert.deepEqual(plain, ['`plain.yml`: Given inputs not defined in the `spec` section of the included configuration file']);
+  });
+
+  it('an unknown interpolation key, a bad header', async () => {
+    const more = {
+      'typo.yml': 'spec:\n  inputs:\n    a:\n---\nj:\n  script: echo $[[ inputs.b ]]\n',
+      'header.yml': 'spec:\n  arguments:\n    a:\n---\nj:\n  script: x\n',
+      'default.yml': 'spec:\n  inputs:\n    n:\n      type: number\n      default: one\n---\nj:\n  script: x\n',
+    };
+    const ctx = ctxOf({ files: more });
+    assert.deepEqual(await errorsOf('include:\n  - local: typo.yml\n    inputs: {a: x}\n', ctx), ['`typo.yml`: unknown interpolation key: `b`']);
+    assert.deepEqual(await errorsOf('include: header.yml\n', ctx), ['`header.yml`: header:spec config contains unknown keys: arguments']);
+    assert.deepEqual(await errorsOf('include: default.yml\n', ctx), ['`default.yml`: `n` input: default value is not a number']);
+  });
+
+  it("the pipeline's own file: defaults apply, a required input is missing", async () => {
+    const own = 'spec:\n  inputs:\n    who:\n      default: world\n---\nhello:\n  script: echo hello $[[ inputs.who ]]\n';
+    assert.deepEqual(job(await plan(own), 'hello').script, ['echo hello world']);
+    assert.deepEqual(await errorsOf('spec:\n  inputs:\n    who:\n---\nhello:\n  script: x\n'), ['`who` input: required value has not been provided']);
+  });
+
+  it('trigger:include:inputs reach the child pipeline', async () => {
+    const parent = job(await plan('child:\n  trigger:\n    include:\n      - local: tpl.yml\n        inputs:\n          env: staging\n          replicas: 4\n'), 'child');
+    assert.deepEqual(parent.trigger, { include: ['tpl.yml'], project: null, branch: null, strategy: null, inputs: [{ env: 'staging', replicas: 4 }] });
+    const child = await plan(childPipelineText(parent.trigger!), ctxOf({ files, source: 'parent_pipeline' }));
+    assert.deepEqual(job(child, 'deploy-staging: [a]').script, ['./deploy --env staging --replicas 4 --version v1.0']);
+  });
+
+  it('unknown keywords still fail', async () => {
+    await assertError('j:\n  script: x\n  inputs: {a: 1}\n', 'jobs:j config contains unknown keys: inputs');
+    await assertError('include:\n  - local: tpl.yml\n    inputs:\n      env: production\n    nope: 1\n', 'include config contains unknown keys: nope', ctxOf({ files }));
   });
 });

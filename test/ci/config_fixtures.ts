@@ -8,7 +8,17 @@ export interface Ctx extends PlanContext {
   listCalls: number;
 }
 
-export function ctxOf(over: Partial<PlanContext> & { files?: Record<string, string>; vars?: Record<string, string> } = {}): Ctx {
+/**
+ * `changedSince`: ref → the paths changed since it (for `rules:changes:compare_to`); a ref not
+ * listed does not exist.
+ */
+export function ctxOf(
+  over: Partial<Omit<PlanContext, 'changedSince'>> & {
+    files?: Record<string, string>;
+    vars?: Record<string, string>;
+    changedSince?: Record<string, string[]>;
+  } = {},
+): Ctx {
   const files = over.files ?? {};
   const ref = over.ref ?? 'main';
   const tag = over.tag ?? false;
@@ -32,6 +42,7 @@ export function ctxOf(over: Partial<PlanContext> & { files?: Record<string, stri
       ctx.listCalls++;
       return over.listFiles ? over.listFiles() : Object.keys(files).sort();
     },
+    changedSince: async (rev: string) => over.changedSince?.[rev] ?? null,
     listCalls: 0,
   };
   return ctx;

@@ -186,7 +186,7 @@ for (const dialect of DIALECTS) {
       assert.equal(paged.headers['x-page'], '2');
     });
 
-    it("lists a pipeline's jobs: retried only with include_retried, its child pipelines' jobs included", async () => {
+    it("lists a pipeline's jobs: retried only with include_retried, its child pipelines' jobs not", async () => {
       const { api, row } = await project();
       const p = await seedPipeline(t, row, [plannedJob('a'), plannedJob('b', { stage: 'deploy', stageIdx: 3 })]);
       const jobs = await jobsOf(t, p.id);
@@ -198,14 +198,14 @@ for (const dialect of DIALECTS) {
 
       const latest = await t.get(`/api/v4/projects/${api.id}/pipelines/${p.id}/jobs`, reporter.token);
       assert.equal(latest.status, 200, latest.text);
-      assert.deepEqual(latest.body.map((j: any) => j.id), [childJobs.c2.id, childJobs.c1.id, retry.body.id, jobs.b.id]);
+      assert.deepEqual(latest.body.map((j: any) => j.id), [retry.body.id, jobs.b.id]);
       for (const j of latest.body) assert.deepEqual(keysOf(j), JOB_KEYS);
       const withRetried = await t.get(`/api/v4/projects/${api.id}/pipelines/${p.id}/jobs?include_retried=true`, reporter.token);
-      assert.deepEqual(withRetried.body.map((j: any) => j.id), [childJobs.c2.id, childJobs.c1.id, retry.body.id, jobs.b.id, jobs.a.id]);
+      assert.deepEqual(withRetried.body.map((j: any) => j.id), [retry.body.id, jobs.b.id, jobs.a.id]);
       const scoped = await t.get(`/api/v4/projects/${api.id}/pipelines/${p.id}/jobs?scope[]=failed&include_retried=true`, reporter.token);
       assert.deepEqual(scoped.body.map((j: any) => j.id), [jobs.a.id]);
 
-      // The child's own list has only its jobs.
+      // The child pipeline's id answers too, with only its jobs.
       const childList = await t.get(`/api/v4/projects/${api.id}/pipelines/${child.id}/jobs`, reporter.token);
       assert.equal(childList.status, 200);
       assert.deepEqual(childList.body.map((j: any) => j.id), [childJobs.c2.id, childJobs.c1.id]);
@@ -233,8 +233,12 @@ for (const dialect of DIALECTS) {
         plannedJob('trig2', { type: 'bridge', when: 'manual', trigger }),
       ]);
       const jobs = await jobsOf(t, p.id);
-      const child = await seedPipeline(t, row, [plannedJob('c1')], { parentPipelineId: p.id });
+      const child = await seedPipeline(t, row, [plannedJob('c1'), plannedJob('ctrig', { type: 'bridge', when: 'manual', trigger })], { parentPipelineId: p.id });
       await t.c.db.updateTable('ci_jobs').set({ downstream_pipeline_id: child.id }).where('id', '=', jobs.trig1.id).execute();
+      // A child pipeline's id answers with its own bridges; the parent does not list them.
+      const childBridges = await t.get(`/api/v4/projects/${api.id}/pipelines/${child.id}/bridges`, reporter.token);
+      assert.equal(childBridges.status, 200, childBridges.text);
+      assert.deepEqual(childBridges.body.map((b: any) => [b.name, b.pipeline.id]), [['ctrig', child.id]]);
 
       const r = await t.get(`/api/v4/projects/${api.id}/pipelines/${p.id}/bridges`, reporter.token);
       assert.equal(r.status, 200, r.text);
@@ -377,10 +381,13 @@ for (const dialect of DIALECTS) {
       assert.equal(erased.erased_by_id, dev.id);
       const trace = await t.get(`/api/v4/projects/${api.id}/jobs/${jobs.mine.id}/trace`, dev.token);
       assert.equal(trace.status, 404);
+      // A finished job with nothing (left) to erase is still erasable: the job, status unchanged.
       const again = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.mine.id}/erase`, { token: dev.token });
-      assert.deepEqual([again.status, again.body], [403, { message: '403 Forbidden - Job is not erasable!' }]);
+      assert.deepEqual([again.status, again.body.status, again.body.artifacts], [201, 'success', []]);
       const bare = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.bare.id}/erase`, { token: dev.token });
-      assert.deepEqual([bare.status, bare.body], [403, { message: '403 Forbidden - Job is not erasable!' }]);
+      assert.deepEqual([bare.status, bare.body.id, bare.body.status, bare.body.artifacts], [201, jobs.bare.id, 'success', []]);
+      assert.equal((await t.get(`/api/v4/projects/${api.id}/jobs/${jobs.bare.id}/trace`, dev.token)).status, 404);
+      // One that has not finished is not (pending here; running in the e2e test), as the reference's erasable?.
       const live = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.live.id}/erase`, { token: dev.token });
       assert.deepEqual([live.status, live.body], [403, { message: '403 Forbidden - Job is not erasable!' }]);
 

@@ -1,6 +1,6 @@
 // The built-in runner running real jobs: output in the trace, a clean environment, exit codes,
 // timeouts and cancels that kill the process group, the trace while running, coverage,
-// concurrency, stopping the runner, and jobs left running by a dead node.
+// concurrency, stopping the runner (jobs left running by a dead node: runner_nodes.test.ts).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -353,29 +353,6 @@ for (const dialect of DIALECTS) {
         await runner.stop();
         await cancelJob(t.c, jobs.busy!.id);
       }
-    });
-
-    it('a running job whose runner died is failed as stuck once past its timeout and a grace; a recent one is left alone', async () => {
-      const p = await makePipeline(t, rp, [plannedJob('orphan', { timeout: 60 }), plannedJob('recent', { timeout: 60 })]);
-      const jobs = await jobsOf(t, p.id);
-      // Taken by a "runner" that then died: running, with no process anywhere.
-      assert.ok(await startJob(t.c, jobs.orphan!.id));
-      assert.ok(await startJob(t.c, jobs.recent!.id));
-      const longAgo = new Date(Date.now() - 60_000 - 10 * 60_000).toISOString();
-      await t.c.db.updateTable('ci_jobs').set({ started_at: longAgo }).where('id', '=', jobs.orphan!.id).execute();
-      await t.c.db.insertInto('ci_trace_chunks').values({ job_id: jobs.orphan!.id, seq: 0, data: Buffer.from('partial output\n').toString('base64') }).execute();
-
-      const runner = new CiRunner(t.c, { concurrency: 1, pollMs: 60_000 });
-      const failed = await runner.recoverStale();
-      assert.equal(failed, 1);
-      const orphan = await findJob(t.c.db, jobs.orphan!.id);
-      assert.equal(orphan!.status, 'failed');
-      assert.equal(orphan!.failure_reason, 'stuck_or_timeout_failure');
-      const log = (await traceText(t, jobs.orphan!.id))!;
-      assert.match(log, /^partial output$/m, 'the trace so far is kept');
-      assert.match(log, /stuck or timed out/);
-      assert.equal((await findJob(t.c.db, jobs.recent!.id))!.status, 'running');
-      await cancelJob(t.c, jobs.recent!.id);
     });
   });
 }

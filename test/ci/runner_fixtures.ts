@@ -2,6 +2,7 @@
 // hand-built plan through state.createPipelineRecords (the parser has its own tests), a runner
 // with test-friendly timings, and waiting on a job.
 import fs from 'node:fs';
+import { after, before } from 'node:test';
 import type { PlannedJob } from '../../src/ci/config/types.js';
 import { findJob, type JobRow } from '../../src/db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../src/db/repos/ci_pipelines.js';
@@ -9,7 +10,8 @@ import { findProjectById, type ProjectRow } from '../../src/db/repos/projects.js
 import { CiRunner, type RunnerOptions } from '../../src/domain/ci/runner.js';
 import { createPipelineRecords, type PipelineVariableInput } from '../../src/domain/ci/state.js';
 import { readTrace } from '../../src/domain/ci/traces.js';
-import type { TestApp } from '../helpers/build.js';
+import type { RunningServer } from '../../bench/server.js';
+import { buildTestApp, ROOT_TOKEN, type TestApp, type TestDialect } from '../helpers/build.js';
 import { waitFor } from '../helpers/queue.js';
 import { commit, makeRepoProject } from '../helpers/repository_content.js';
 
@@ -57,8 +59,31 @@ export async function jobsOf(t: TestApp, pipelineId: number): Promise<Record<str
   return out;
 }
 
+let runnerSeq = 0;
+
+/** A runner with quick polls; each one a runner node of its own (one process, several runners). */
 export function testRunner(t: TestApp, opts: RunnerOptions = {}): CiRunner {
-  return new CiRunner(t.c, { concurrency: 2, pollMs: 50, flushMs: 100, ...opts });
+  runnerSeq += 1;
+  return new CiRunner(t.c, { concurrency: 2, pollMs: 50, flushMs: 100, nodeId: `test-runner-${process.pid}-${runnerSeq}`, ...opts });
+}
+
+/**
+ * For a describe block: an app with a started test runner, built before its tests and stopped
+ * after them. Returns the app's getter (the app exists once the tests run).
+ */
+export function appWithRunner(dialect: TestDialect): () => TestApp {
+  let t: TestApp | undefined;
+  let runner: CiRunner | undefined;
+  before(async () => {
+    t = await buildTestApp(dialect);
+    runner = testRunner(t);
+    runner.start();
+  });
+  after(async () => {
+    await runner?.stop();
+    await t?.close();
+  });
+  return () => t!;
 }
 
 export const waitForJob = (t: TestApp, jobId: number, statuses: string[], timeoutMs = 60_000): Promise<JobRow> =>
@@ -95,4 +120,16 @@ export function alive(pid: number): boolean {
   } catch {
     return !fs.existsSync('/proc/self/stat'); // no /proc: trust kill(0)
   }
+}
+
+/** A request to a server process as root: the JSON (or text) body; throws on a status of 300 or more. */
+export async function serverApi(s: RunningServer, method: string, url: string, body?: unknown): Promise<any> {
+  const r = await fetch(`${s.url}/api/v4${url}`, {
+    method,
+    headers: { 'private-token': ROOT_TOKEN, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
+  return r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
 }

@@ -19,7 +19,7 @@ import { readTrace } from '../../src/domain/ci/traces.js';
 import { DIALECTS, ROOT_TOKEN, freshPostgresUrl } from '../helpers/build.js';
 import { waitFor } from '../helpers/queue.js';
 import { startServer, type RunningServer } from '../../bench/server.js';
-import { alive, plannedJob } from './runner_fixtures.js';
+import { alive, plannedJob, serverApi } from './runner_fixtures.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -39,6 +39,23 @@ describe('runner settings', () => {
     assert.throws(() => loadConfig({ ...base, ANVIL_RUNNER_ENABLED: 'maybe' }), (e: Error) => e instanceof ConfigError && /ANVIL_RUNNER_ENABLED/.test(e.message));
   });
 
+  it('runner nodes: ANVIL_NODE_ID defaults to the host name; lease 15 s, heartbeat 5 s; the heartbeat must be shorter than the lease', () => {
+    const c = loadConfig(base);
+    assert.deepEqual([c.nodeId, c.runnerLeaseSeconds, c.runnerHeartbeatSeconds], [os.hostname(), 15, 5]);
+    const set = loadConfig({ ...base, ANVIL_NODE_ID: 'node-7', ANVIL_RUNNER_LEASE_SECONDS: '4', ANVIL_RUNNER_HEARTBEAT_SECONDS: '1' });
+    assert.deepEqual([set.nodeId, set.runnerLeaseSeconds, set.runnerHeartbeatSeconds], ['node-7', 4, 1]);
+    assert.equal(loadConfig({ ...base, ANVIL_RUNNER_LEASE_SECONDS: '3' }).runnerHeartbeatSeconds, 2, 'the default heartbeat stays under a short lease');
+    for (const [env, name] of [
+      [{ ANVIL_RUNNER_LEASE_SECONDS: '1' }, 'ANVIL_RUNNER_LEASE_SECONDS'],
+      [{ ANVIL_RUNNER_LEASE_SECONDS: 'x' }, 'ANVIL_RUNNER_LEASE_SECONDS'],
+      [{ ANVIL_RUNNER_HEARTBEAT_SECONDS: '0' }, 'ANVIL_RUNNER_HEARTBEAT_SECONDS'],
+      [{ ANVIL_RUNNER_LEASE_SECONDS: '10', ANVIL_RUNNER_HEARTBEAT_SECONDS: '10' }, 'ANVIL_RUNNER_HEARTBEAT_SECONDS'],
+      [{ ANVIL_NODE_ID: 'two words' }, 'ANVIL_NODE_ID'],
+    ] as const) {
+      assert.throws(() => loadConfig({ ...base, ...env }), (e: Error) => e instanceof ConfigError && e.message.includes(name), JSON.stringify(env));
+    }
+  });
+
   it('ANVIL_RUNNER_CONCURRENCY is a whole number from 1 to 64', () => {
     assert.equal(loadConfig({ ...base, ANVIL_RUNNER_CONCURRENCY: '5' }).runnerConcurrency, 5);
     for (const bad of ['0', '65', '-1', '1.5', 'two']) {
@@ -46,17 +63,6 @@ describe('runner settings', () => {
     }
   });
 });
-
-async function api(s: RunningServer, method: string, url: string, body?: unknown): Promise<any> {
-  const r = await fetch(`${s.url}/api/v4${url}`, {
-    method,
-    headers: { 'private-token': ROOT_TOKEN, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await r.text();
-  if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
-  return JSON.parse(text);
-}
 
 for (const dialect of DIALECTS) {
   describe(`runner in the server process (${dialect})`, () => {
@@ -76,8 +82,8 @@ for (const dialect of DIALECTS) {
         server = await startServer({ env: { ...env, ANVIL_RUNNER_ENABLED: 'false' } });
         // This test process is a second node on the same data: it makes the pipelines.
         c = await createContainer(loadConfig({ ...env, ANVIL_QUEUE_WORKERS: '0', ANVIL_LOG_LEVEL: 'silent' }), { log: pino({ level: 'silent' }) });
-        const created = await api(server, 'POST', '/projects', { name: 'runner-proc', initialize_with_readme: true });
-        const commit = await api(server, 'POST', `/projects/${created.id}/repository/commits`, {
+        const created = await serverApi(server, 'POST', '/projects', { name: 'runner-proc', initialize_with_readme: true });
+        const commit = await serverApi(server, 'POST', `/projects/${created.id}/repository/commits`, {
           branch: 'main', commit_message: 'add', actions: [{ action: 'create', file_path: 'data.txt', content: 'from the repo\n' }],
         });
         const project = (await findProjectById(c.db, created.id))!;

@@ -5,9 +5,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { DIALECTS, type TestApp } from '../helpers/build.js';
 import { PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
-import { freePort } from '../helpers/git.js';
+import { listeningTestApp } from '../helpers/git.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -17,10 +17,7 @@ for (const dialect of DIALECTS) {
     let t: TestApp;
     let url: string;
     before(async () => {
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      t = await buildTestApp(dialect, { ANVIL_EXTERNAL_URL: url });
-      await t.app.listen({ port, host: '127.0.0.1' });
+      ({ t, url } = await listeningTestApp(dialect));
       // enough users and groups that per_page=2 needs several pages
       for (let i = 0; i < 5; i++) await t.createUser();
     });

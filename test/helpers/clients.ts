@@ -10,3 +10,16 @@ export function pythonGitlabSkip(): string | false {
   if (process.env.CI) throw new Error('python-gitlab is not installed; .ci/run installs python3-gitlab');
   return 'python-gitlab is not installed here (apt-get install python3-gitlab)';
 }
+
+/** Debian's go-gitlab source (golang-github-xanzy-go-gitlab-dev); built offline in GOPATH mode. */
+export const GO_PATH = '/usr/share/gocode';
+
+/** Without `go` or go-gitlab the Go client test skips, saying why; under CI both must be there. */
+export function goGitlabSkip(): string | false {
+  const go = spawnSync('go', ['version'], { stdio: 'ignore' });
+  const lib = spawnSync('test', ['-d', `${GO_PATH}/src/github.com/xanzy/go-gitlab`], { stdio: 'ignore' });
+  if (go.status === 0 && lib.status === 0) return false;
+  if (process.env.CI) throw new Error('go or go-gitlab is missing; .ci/run installs golang-go and golang-github-xanzy-go-gitlab-dev');
+  return 'go or go-gitlab is not installed here (apt-get install golang-go golang-github-xanzy-go-gitlab-dev)';
+}
+

@@ -25,12 +25,18 @@ export interface GitTestApp extends TestApp {
   tmp: string;
 }
 
-/** buildTestApp, listening on a free port whose address is the external URL. */
-export async function buildGitTestApp(dialect: TestDialect, env: Record<string, string> = {}): Promise<GitTestApp> {
+/** buildTestApp, listening on a free port whose address is the external URL (real clients follow its links). */
+export async function listeningTestApp(dialect: TestDialect, env: Record<string, string> = {}): Promise<{ t: TestApp; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t = await buildTestApp(dialect, { ANVIL_EXTERNAL_URL: url, ...env });
   await t.app.listen({ port, host: '127.0.0.1' });
+  return { t, url };
+}
+
+/** A listening test app with a scratch directory and a HOME for git clients. */
+export async function buildGitTestApp(dialect: TestDialect, env: Record<string, string> = {}): Promise<GitTestApp> {
+  const { t, url } = await listeningTestApp(dialect, env);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-git-'));
   fs.mkdirSync(path.join(tmp, 'home'));
   const close = t.close;

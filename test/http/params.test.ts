@@ -129,6 +129,65 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(v.body, { error: 'visibility does not have a valid value' });
     });
 
+    it('an integer beyond what a number holds exactly is invalid, not rounded', async () => {
+      const r = await t.request('POST', '/api/v4/test/echo/1?name=x&count=99999999999999999999');
+      assert.equal(r.status, 400);
+      assert.deepEqual(r.body, { error: 'count is invalid' });
+    });
+
+    it('page and per_page outside 32 bits → 400 "page is invalid" on every list; small and negative values are clamped', async () => {
+      const u = await t.createUser();
+      const p = await t.request('POST', '/api/v4/projects', { token: u.token, body: { name: 'pages' } });
+      assert.equal(p.status, 201, p.text);
+      const projects = await t.get('/api/v4/projects?page=99999999999999999999');
+      assert.deepEqual([projects.status, projects.body], [400, { error: 'page is invalid' }]);
+      for (const url of ['/api/v4/namespaces', `/api/v4/projects/${p.body.id}/members/all`, '/api/v4/users', '/api/v4/groups']) {
+        const r = await t.get(`${url}?page=99999999999999999999`);
+        assert.equal(r.status, 400, url);
+        assert.deepEqual(r.body, { error: 'page is invalid' }, url);
+        const q = await t.get(`${url}?page=2147483648&per_page=2147483648`);
+        assert.deepEqual(q.body, { error: 'page is invalid, per_page is invalid' }, url);
+        const last = await t.get(`${url}?page=2147483647&per_page=100`);
+        assert.equal(last.status, 200, url);
+        assert.deepEqual(last.body, [], url);
+        const neg = await t.get(`${url}?page=-5&per_page=-5`);
+        assert.equal(neg.status, 200, url);
+        assert.equal(neg.headers['x-page'], '1', url);
+      }
+    });
+
+    it('a NUL byte anywhere in the parameters → 400 before any handler, database or git call', async () => {
+      const u = await t.createUser();
+      const p = await t.request('POST', '/api/v4/projects', { token: u.token, body: { name: 'nul', initialize_with_readme: true } });
+      assert.equal(p.status, 201, p.text);
+      const id = p.body.id;
+      const bad = { message: '400 Bad request' };
+      for (const url of [
+        `/api/v4/projects/${id}/repository/files/README.md?ref=%00`,
+        `/api/v4/projects/${id}/repository/tree?ref=main%00`,
+        `/api/v4/projects/${id}/repository/tree?path=%00`,
+        `/api/v4/projects/${id}/repository/commits?ref_name=%00`,
+        `/api/v4/projects/${id}/repository/commits/%00`,
+        `/api/v4/projects/a%00b`,
+        `/api/v4/users?username=a%00b`,
+      ]) {
+        const r = await t.get(url, u.token);
+        assert.equal(r.status, 400, url);
+        assert.deepEqual(r.body, bad, url);
+      }
+      const put = await t.request('PUT', `/api/v4/projects/${id}`, { token: u.token, body: { description: 'a\u0000b' } });
+      assert.equal(put.status, 400);
+      assert.deepEqual(put.body, bad);
+    });
+
+    it('an id beyond the database integer range is a 404 (no such record), not a 500', async () => {
+      for (const url of ['/api/v4/projects/2147483648', '/api/v4/groups/9223372036854775808', '/api/v4/users/2147483648', '/api/v4/projects/1/jobs/2147483648']) {
+        const r = await t.get(url);
+        assert.equal(r.status, 404, url);
+        assert.match(r.body.message, /^404 /, url);
+      }
+    });
+
     it('text/plain bodies are refused with 415', async () => {
       const r = await t.request('POST', '/api/v4/test/echo/1?name=x', { payload: 'hi', headers: { 'content-type': 'text/plain' } });
       assert.equal(r.status, 415);

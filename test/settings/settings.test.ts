@@ -63,7 +63,7 @@ for (const dialect of DIALECTS) {
         rsa_key_restriction: 0,
         enabled_git_access_protocol: null,
         external_authorization_service_timeout: 0.5,
-        polling_interval_multiplier: 1,
+        polling_interval_multiplier: '1.0',
         repository_storages_weighted: { default: 100 },
         asset_proxy_allowlist: ['anvil.test'],
         asset_proxy_whitelist: ['anvil.test'],
@@ -86,7 +86,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.headers['content-type'], 'application/json');
       assert.equal(r.body.signup_enabled, false);
       assert.equal(r.body.default_projects_limit, 42);
-      assert.equal(r.body.polling_interval_multiplier, 1.5);
+      assert.equal(r.body.polling_interval_multiplier, '1.5');
       assert.equal(r.body.after_sign_up_text, 'hi there');
       assert.deepEqual(r.body.domain_denylist, ['a.com', '*.b.org']);
       assert.deepEqual(r.body.searchengine_project_ids, [3, 1]);

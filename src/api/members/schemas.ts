@@ -20,7 +20,7 @@ export const ListMembersParams = {
   ...SourceIdParam,
   query: T.Optional(T.String()),
   user_ids: T.Optional(CommaList(T.Integer())),
-  skip_users: T.Optional(CommaList(T.Integer())),
+  skip_users: T.Optional(CommaList(T.Integer({ format: 'int32' }))),
   show_seat_info: T.Optional(T.Boolean()),
 };
 

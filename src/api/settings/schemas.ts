@@ -13,6 +13,7 @@ function paramOf(def: SettingDef): TSchema {
     case 'integer?':
       return values ? T.Unsafe<number>({ ...T.Integer(), enum: [...values] }) : T.Integer();
     case 'decimal':
+    case 'float':
       return T.Number();
     case 'string':
       return values ? OneOf(values as readonly string[]) : T.String();
@@ -35,6 +36,8 @@ function responseOf(def: SettingDef): TSchema {
     case 'integer?':
       return Nullable(T.Integer());
     case 'decimal':
+      return T.String(); // the reference serializes its BigDecimals as strings ("1.0")
+    case 'float':
       return T.Number();
     case 'string':
       return Nullable(T.String());

@@ -10,6 +10,8 @@ import { isMap, type YamlMap, type YamlValue } from './yaml.js';
 export interface RuleSpec {
   if: string | null;
   changes: string[] | null;
+  /** `changes:compare_to`: the ref the changes are taken against instead of the push's. */
+  compareTo: string | null;
   exists: string[] | null;
   when: string | null;
   startIn: string | null;
@@ -40,6 +42,8 @@ export interface ConfigSpec {
   stages: string[];
   variables: Record<string, string>;
   workflowRules: RuleSpec[] | null;
+  /** `workflow:name` as written (variables not yet expanded). */
+  workflowName: string | null;
   jobs: JobSpec[];
 }
 
@@ -424,12 +428,17 @@ function needsOf(v: YamlValue | undefined, location: string, errors: Errors): Ne
       if (need === '') errors.add(nl, "config can't be blank");
       else out.push({ job: need, artifacts: true, optional: false });
     } else if (isMap(need) && has(need, 'job') && !has(need, 'project') && !has(need, 'ref') && !has(need, 'pipeline')) {
-      const bad = unknownKeys(need, ['job', 'artifacts', 'optional']);
+      const bad = unknownKeys(need, ['job', 'artifacts', 'optional', 'parallel']);
       if (bad.length) errors.add(nl, `config contains unknown keys: ${bad.join(', ')}`);
       if (!isStr(need.job)) errors.add(nl, 'job should be a string');
       if (has(need, 'artifacts') && typeof need.artifacts !== 'boolean') errors.add(nl, 'artifacts should be a boolean value');
       if (has(need, 'optional') && typeof need.optional !== 'boolean') errors.add(nl, 'optional should be a boolean value');
-      if (isStr(need.job)) out.push({ job: need.job, artifacts: need.artifacts !== false, optional: need.optional === true });
+      // `parallel:matrix`: only the instances of a matrix job with these values.
+      const rows = has(need, 'parallel') ? parallelOf(need.parallel, `${nl}:parallel`, errors, true) : null;
+      if (!isStr(need.job)) continue;
+      const spec = { artifacts: need.artifacts !== false, optional: need.optional === true };
+      if (Array.isArray(rows)) for (const m of matrixInstances(need.job, rows)) out.push({ job: m.name, ...spec });
+      else if (!has(need, 'parallel')) out.push({ job: need.job, ...spec });
     } else if (isMap(need) && has(need, 'job') && has(need, 'pipeline') && !has(need, 'project')) {
       const bad = unknownKeys(need, ['pipeline', 'job', 'artifacts']);
       if (bad.length) errors.add(nl, `config contains unknown keys: ${bad.join(', ')}`);
@@ -514,13 +523,20 @@ function rulesOf(
     if (when !== null && !(isStr(when) && opts.allowedWhen.includes(when))) errors.add(rl, `when unknown value: ${String(when)}`);
     if (has(rule, 'if') && !isValidExpression(rule.if)) errors.add(rl, 'if invalid expression syntax');
     let changes: string[] | null = null;
+    let compareTo: string | null = null;
     if (has(rule, 'changes')) {
       const c = rule.changes!;
       if (isStrArray(c)) changes = c;
-      else if (isMap(c) && isStrArray(c.paths)) {
+      else if (isMap(c)) {
         const badC = unknownKeys(c, ['paths', 'compare_to']);
         if (badC.length) errors.add(`${rl}:changes`, `config contains unknown keys: ${badC.join(', ')}`);
-        changes = c.paths;
+        if (!has(c, 'paths')) errors.add(`${rl}:changes`, "paths can't be blank");
+        else if (!isStrArray(c.paths)) errors.add(`${rl}:changes`, 'paths should be an array of strings');
+        else changes = c.paths;
+        if (has(c, 'compare_to')) {
+          if (!isStr(c.compare_to)) errors.add(`${rl}:changes`, 'compare to should be a string');
+          else compareTo = c.compare_to;
+        }
       } else errors.add(`${rl}:changes`, 'config should be an array of strings');
     }
     let exists: string[] | null = null;
@@ -551,6 +567,7 @@ function rulesOf(
     out.push({
       if: isStr(rule.if) ? rule.if : null,
       changes,
+      compareTo,
       exists,
       when: isStr(when) ? when : null,
       startIn,
@@ -640,6 +657,25 @@ function parallelOf(v: YamlValue | undefined, location: string, errors: Errors, 
   return rows;
 }
 
+type MatrixRows = Array<Array<[string, string[]]>>;
+
+/**
+ * The instances a `parallel:matrix` makes, in the reference's order: `name: [v1, v2]` with their
+ * values. Rows that give the same values give the same job once (the reference keys jobs by name).
+ */
+export function matrixInstances(name: string, rows: MatrixRows): Array<{ name: string; combo: Array<[string, string]> }> {
+  const unique = new Map<string, Array<[string, string]>>();
+  for (const row of rows) {
+    let acc: Array<Array<[string, string]>> = [[]];
+    for (const [key, values] of row) acc = acc.flatMap((prefix) => values.map((v) => [...prefix, [key, v] as [string, string]]));
+    for (const combo of acc) {
+      const instance = `${name}: [${combo.map(([, v]) => v).join(', ')}]`;
+      if (!unique.has(instance)) unique.set(instance, combo);
+    }
+  }
+  return [...unique].map(([instance, combo]) => ({ name: instance, combo }));
+}
+
 function triggerOf(v: YamlValue | undefined, location: string, errors: Errors): TriggerSpec | null {
   if (isStr(v)) {
     if (v === '') {
@@ -666,15 +702,24 @@ function triggerOf(v: YamlValue | undefined, location: string, errors: Errors): 
     const il = `${location}:include`;
     if (items.length > 3) errors.add(il, 'config is too long (maximum is 3)');
     const files: string[] = [];
+    const inputs: Array<YamlMap | null> = [];
     for (const item of items) {
-      if (isStr(item)) files.push(item);
-      else if (isMap(item) && isStr(item.local) && Object.keys(item).every((k) => k === 'local')) files.push(item.local);
+      if (isStr(item)) {
+        files.push(item);
+        inputs.push(null);
+      } else if (isMap(item) && isStr(item.local) && Object.keys(item).every((k) => k === 'local' || k === 'inputs')) {
+        if (has(item, 'inputs') && !isMap(item.inputs)) errors.add(il, 'inputs should be a hash');
+        files.push(item.local);
+        inputs.push(isMap(item.inputs) ? item.inputs : null);
+      }
       else if (isMap(item) && (has(item, 'artifact') || has(item, 'template') || has(item, 'project') || has(item, 'remote'))) {
         errors.add(il, 'config is not supported: only local files can make a child pipeline');
       } else errors.add(il, 'config needs to match exactly one accessor');
     }
     if (errors.list.length > before) return null;
-    return { include: files.map((f) => f.replace(/^\/+/, '')), project: null, branch: null, strategy };
+    const spec: TriggerSpec = { include: files.map((f) => f.replace(/^\/+/, '')), project: null, branch: null, strategy };
+    if (inputs.some((i) => i !== null)) spec.inputs = inputs;
+    return spec;
   }
   if (!has(v, 'project')) {
     errors.add(location, 'config must specify either project or include');
@@ -911,6 +956,7 @@ export function readConfig(root: YamlMap): ReadResult {
   const stages = stagesOf(root, errors);
   checkCache(root.cache, 'cache', errors);
   let workflowRules: RuleSpec[] | null = null;
+  let workflowName: string | null = null;
   if (has(root, 'workflow')) {
     const w = root.workflow;
     if (!isMap(w)) errors.add('workflow', 'config should be a hash');
@@ -922,6 +968,12 @@ export function readConfig(root: YamlMap): ReadResult {
         allowedKeys: WORKFLOW_RULE_KEYS,
         parentMessage: 'workflow:rules config',
       });
+      if (has(w, 'name')) {
+        const name = scalarString(w.name!);
+        if (name === null) errors.add('workflow', 'name should be a string');
+        else if (name.length > 255) errors.add('workflow', 'name is too long (maximum is 255 characters)');
+        else workflowName = name;
+      }
     }
   }
   const jobNames = Object.keys(root).filter((k) => !RESERVED_KEYS.has(k));
@@ -937,5 +989,5 @@ export function readConfig(root: YamlMap): ReadResult {
   }
   if (visible.length === 0) errors.add('jobs', 'config should contain at least one visible job');
   if (errors.list.length) return { ok: false, errors: errors.list };
-  return { ok: true, spec: { stages, variables, workflowRules, jobs } };
+  return { ok: true, spec: { stages, variables, workflowRules, workflowName, jobs } };
 }

@@ -3,11 +3,14 @@
 // reference's errors. Order as the reference: YAML, includes, `extends`, `!reference`, entry
 // validation, parallel expansion, logical checks (stages, needs, dependencies), workflow:rules,
 // then each job's rules / only / except.
-import { readConfig, type JobSpec, type PolicySpec } from './entries.js';
+import { matrixInstances, readConfig, type JobSpec, type PolicySpec } from './entries.js';
 import { resolveExtends, resolveReferences } from './extends.js';
 import { expandIncludes } from './include.js';
-import { firstMatchingRule, onlyExceptAllows, type EvalContext } from './rules.js';
-import type { JobWhen, NeedSpec, Plan, PlanContext, PlannedJob, PlanResult } from './types.js';
+import { applyInputs } from './inputs.js';
+import type { RuleSpec } from './entries.js';
+import { firstMatchingRule, onlyExceptAllows, RuleError, type EvalContext } from './rules.js';
+import type { JobWhen, NeedSpec, Plan, PlanContext, PlannedJob, PlanResult, TriggerSpec } from './types.js';
+import { expandVariables } from './variables.js';
 import { isMap, loadYaml } from './yaml.js';
 
 export type { Plan, PlanContext, PlannedJob, PlanResult } from './types.js';
@@ -38,22 +41,11 @@ function expandJob(job: JobSpec): Instance[] {
       vars: { CI_NODE_INDEX: String(i + 1), CI_NODE_TOTAL: String(p) },
     }));
   }
-  const combos: Array<Array<[string, string]>> = [];
-  for (const row of p) {
-    let acc: Array<Array<[string, string]>> = [[]];
-    for (const [key, values] of row) acc = acc.flatMap((prefix) => values.map((v) => [...prefix, [key, v] as [string, string]]));
-    combos.push(...acc);
-  }
-  // Rows that give the same values give the same job once (the reference keys jobs by name).
-  const unique = new Map<string, Array<[string, string]>>();
-  for (const combo of combos) {
-    const name = `${job.name}: [${combo.map(([, v]) => v).join(', ')}]`;
-    if (!unique.has(name)) unique.set(name, combo);
-  }
-  return [...unique].map(([name, combo], i) => ({
+  const unique = matrixInstances(job.name, p);
+  return unique.map(({ name, combo }, i) => ({
     job,
     name,
-    vars: { ...Object.fromEntries(combo), CI_NODE_INDEX: String(i + 1), CI_NODE_TOTAL: String(unique.size) },
+    vars: { ...Object.fromEntries(combo), CI_NODE_INDEX: String(i + 1), CI_NODE_TOTAL: String(unique.length) },
   }));
 }
 
@@ -130,11 +122,16 @@ function onlyPolicy(job: JobSpec, workflowRules: boolean): PolicySpec | null {
 }
 
 /**
- * The CI file of a child pipeline made of `trigger:include` files (TriggerSpec.include): plan it
- * with planPipeline, source `parent_pipeline`, and the same commit's readFile/listFiles.
+ * The CI file of a child pipeline made of `trigger:include` files (TriggerSpec.include, with their
+ * inputs): plan it with planPipeline, source `parent_pipeline`, and the same commit's
+ * readFile/listFiles. JSON is YAML's flow style, so paths and inputs keep their values.
  */
-export function childPipelineText(files: readonly string[]): string {
-  return `include:\n${files.map((f) => `  - local: ${JSON.stringify(f)}\n`).join('')}`;
+export function childPipelineText(trigger: Pick<TriggerSpec, 'include' | 'inputs'>): string {
+  const items = (trigger.include ?? []).map((f, i) => {
+    const inputs = trigger.inputs?.[i];
+    return `  - local: ${JSON.stringify(f)}\n${inputs ? `    inputs: ${JSON.stringify(inputs)}\n` : ''}`;
+  });
+  return `include:\n${items.join('')}`;
 }
 
 /** Plans the pipeline the CI file describes for this ref/source/variables. */
@@ -142,11 +139,14 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
   if (text.trim() === '') return invalid(['Please provide content of .gitlab-ci.yml']);
   const loaded = loadYaml(text);
   if (!loaded.ok) return invalid([loaded.error]);
-  if (!isMap(loaded.value)) return invalid(['Invalid configuration format']);
+  // The pipeline's own file may declare inputs too: no pipeline inputs in this API, so defaults.
+  const content = applyInputs(loaded.value, loaded.header, null);
+  if (!content.ok) return invalid([content.error]);
+  if (!isMap(content.value)) return invalid(['Invalid configuration format']);
 
   let filesPromise: Promise<string[]> | null = null;
   const files = (): Promise<string[]> => (filesPromise ??= ctx.listFiles());
-  const included = await expandIncludes(loaded.value, ctx, files);
+  const included = await expandIncludes(content.value, ctx, files);
   if (!included.ok) return invalid([included.error]);
   const root = included.config;
 
@@ -166,9 +166,20 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
   if (logical.length) return invalid(logical);
 
   const ev: EvalContext = { ctx, files };
+  /** The first matching rule, or the reference's error for a rule it could not evaluate. */
+  const matching = async (rules: RuleSpec[], vars: Record<string, string>, owner: string): Promise<{ rule: RuleSpec | null } | { error: string }> => {
+    try {
+      return { rule: await firstMatchingRule(rules, vars, ev) };
+    } catch (e) {
+      if (e instanceof RuleError) return { error: `Failed to parse rule for ${owner}: ${e.message}` };
+      throw e;
+    }
+  };
   let globalVars = { ...read.spec.variables };
   if (workflowRules) {
-    const rule = await firstMatchingRule(workflowRules, { ...globalVars, ...ctx.variables }, ev);
+    const m = await matching(workflowRules, { ...globalVars, ...ctx.variables }, 'workflow');
+    if ('error' in m) return invalid([m.error]);
+    const rule = m.rule;
     if (!rule || rule.when === 'never') return { kind: 'filtered' };
     if (rule.variables) globalVars = { ...globalVars, ...rule.variables };
   }
@@ -191,7 +202,9 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
     let startIn = job.startIn;
     let allowFailure = job.allowFailure;
     if (job.rules) {
-      const rule = await firstMatchingRule(job.rules, evalVars, ev);
+      const m = await matching(job.rules, evalVars, inst.name);
+      if ('error' in m) return invalid([m.error]);
+      const rule = m.rule;
       if (!rule || rule.when === 'never') continue;
       when = (rule.when ?? job.when) as JobWhen;
       startIn = when === 'delayed' ? rule.startIn : null;
@@ -254,5 +267,9 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
 
   if (planned.length === 0 || planned.every((j) => EDGE_STAGES.has(j.stage))) return { kind: 'empty' };
   const plan: Plan = { stages, variables: globalVars, jobs: planned };
+  if (read.spec.workflowName) {
+    const name = expandVariables(read.spec.workflowName, { ...globalVars, ...ctx.variables }, { unknown: 'empty' }).trim().slice(0, 255);
+    if (name) plan.name = name;
+  }
   return { kind: 'plan', plan };
 }

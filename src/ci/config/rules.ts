@@ -13,9 +13,11 @@ export interface EvalContext {
   files: () => Promise<string[]>;
 }
 
-/** `changes:` — the globs (with `$VARS` expanded) against the pushed paths; unknown paths match. */
-function changesMatch(globs: readonly string[], vars: Readonly<Record<string, string>>, ctx: PlanContext): boolean {
-  const paths = ctx.changedPaths;
+/** A rule that cannot be evaluated for this pipeline (the reference's Rule::Clause::ParseError). */
+export class RuleError extends Error {}
+
+/** `changes:` — the globs (with `$VARS` expanded) against the changed paths; unknown paths match. */
+export function changesMatch(globs: readonly string[], vars: Readonly<Record<string, string>>, paths: readonly string[] | null): boolean {
   if (paths === null) return true;
   if (paths.length === 0) return false;
   const expanded = [...new Set(globs.map((g) => expandVariables(g, vars)))];
@@ -29,7 +31,15 @@ async function existsMatch(globs: readonly string[], vars: Readonly<Record<strin
   return anyGlobMatches(expanded, await ev.files());
 }
 
-/** The first rule whose clauses all hold, or null. */
+/** The pushed paths, or with `compare_to` the paths changed since that ref (any pipeline source). */
+export async function changedPaths(compareTo: string | null, vars: Readonly<Record<string, string>>, ctx: PlanContext): Promise<string[] | null> {
+  if (compareTo === null) return ctx.changedPaths;
+  const paths = await ctx.changedSince(expandVariables(compareTo, vars));
+  if (paths === null) throw new RuleError('rules:changes:compare_to is not a valid ref');
+  return paths;
+}
+
+/** The first rule whose clauses all hold; throws RuleError when one cannot be evaluated. */
 export async function firstMatchingRule(
   rules: readonly RuleSpec[],
   vars: Readonly<Record<string, string>>,
@@ -37,7 +47,7 @@ export async function firstMatchingRule(
 ): Promise<RuleSpec | null> {
   for (const rule of rules) {
     if (rule.if !== null && !isTruthful(rule.if, vars)) continue;
-    if (rule.changes !== null && !changesMatch(rule.changes, vars, ev.ctx)) continue;
+    if (rule.changes !== null && !changesMatch(rule.changes, vars, await changedPaths(rule.compareTo, vars, ev.ctx))) continue;
     if (rule.exists !== null && !(await existsMatch(rule.exists, vars, ev))) continue;
     return rule;
   }
@@ -79,7 +89,7 @@ function policySatisfied(
     case 'variables':
       return policy.variables!.some((s) => isTruthful(s, vars));
     case 'changes':
-      return changesMatch(policy.changes!, vars, ctx);
+      return changesMatch(policy.changes!, vars, ctx.changedPaths);
     case 'kubernetes':
       return false;
   }

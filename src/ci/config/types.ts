@@ -27,6 +27,8 @@ export interface NeedSpec {
 export interface TriggerSpec {
   /** Child pipeline: the local CI files that make it (in the same commit). */
   include: string[] | null;
+  /** `trigger:include:inputs`, per include file (optional; absent = no inputs to any). */
+  inputs?: Array<Record<string, unknown> | null>;
   /** Downstream pipeline: the project's full path, and its branch (null = default branch). */
   project: string | null;
   branch: string | null;
@@ -90,6 +92,8 @@ export interface Plan {
   variables: Record<string, string>;
   /** The jobs that `rules`/`only`/`except` let in, in file order. */
   jobs: PlannedJob[];
+  /** `workflow:name` with its variables expanded (optional; absent = no name). */
+  name?: string;
 }
 
 /** What the parser needs to know about the pipeline being planned. */
@@ -106,6 +110,11 @@ export interface PlanContext {
   readFile(path: string): Promise<string | null>;
   /** Every file path at the pipeline's commit (for `rules:exists` globs); called at most once. */
   listFiles(): Promise<string[]>;
+  /**
+   * Paths changed between a ref (branch, tag or sha) and the pipeline's commit, for
+   * `rules:changes:compare_to`; null when the ref does not exist.
+   */
+  changedSince(ref: string): Promise<string[] | null>;
 }
 
 export type PlanResult =

@@ -2,7 +2,7 @@
 // scalars (yes/no/on/off booleans, but `y`/`n` stay strings, dates stay strings), anchors,
 // aliases and `<<` merge keys, duplicate keys (the last wins), the `!reference [job, key]`
 // tag, and syntax errors as "(<unknown>): <problem> at line L column C".
-import { parseAllDocuments, Scalar, YAMLSeq, isSeq, type CollectionTag, type ScalarTag, type Tags } from 'yaml';
+import { parseAllDocuments, Scalar, type Document, YAMLSeq, isSeq, type CollectionTag, type ScalarTag, type Tags } from 'yaml';
 
 /** A `!reference [.job, key, …]` tag, resolved after `extends`. */
 export class ReferenceTag {
@@ -84,7 +84,12 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line, column: offset - lastBreak };
 }
 
-export type LoadResult = { ok: true; value: YamlValue } | { ok: false; error: string };
+/**
+ * `header`: the `spec:` document of a file made of a header and its content separated by `---`
+ * (the reference's Yaml::Documents#header); `value` is then the content. Other files: the first
+ * document, header null.
+ */
+export type LoadResult = { ok: true; value: YamlValue; header: YamlMap | null } | { ok: false; error: string };
 
 const MAX_ALIAS_COUNT = 10_000;
 
@@ -98,9 +103,17 @@ export function loadYaml(text: string): LoadResult {
     prettyErrors: false,
     logLevel: 'silent',
   });
-  if (!Array.isArray(docs)) return { ok: true, value: null };
-  const doc = docs[0];
-  if (!doc) return { ok: true, value: null };
+  if (!Array.isArray(docs) || !docs[0]) return { ok: true, value: null, header: null };
+  const first = toValue(text, docs[0]);
+  if (!first.ok) return first;
+  if (docs.length > 1 && isMap(first.value) && 'spec' in first.value) {
+    const content = toValue(text, docs[1]!);
+    return content.ok ? { ok: true, value: content.value, header: first.value } : content;
+  }
+  return { ok: true, value: first.value, header: null };
+}
+
+function toValue(text: string, doc: Document.Parsed): { ok: true; value: YamlValue } | { ok: false; error: string } {
   const err = doc.errors[0];
   if (err) {
     const { line, column } = lineColumn(text, err.pos[0]);

@@ -8,7 +8,9 @@
 // The job sees exactly the environment it is given (plus PATH, HOME and LANG when absent):
 // nothing of the server's own environment. Each bash runs in a process group of its own; on
 // timeout or abort the whole group gets SIGTERM, then SIGKILL after a short grace, and when a
-// script ends, whatever it left running in the background is ended the same way.
+// script ends, whatever it left running in the background is ended the same way. A server that
+// dies without doing so (kill -9) takes the group with it: bash's stdin is a pipe the server
+// holds open, and a watcher in the group kills the group when that pipe reaches its end.
 import { spawn } from 'node:child_process';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
@@ -95,7 +97,15 @@ function ansiC(text: string): string {
 
 /** The bash script for a list of commands: each echoed, then run; `set -eo pipefail` stops at the first failure. */
 export function bashScript(commands: string[]): string {
-  const lines = ['set -eo pipefail', 'set +o noclobber', 'exec 2>&1'];
+  const lines = [
+    // The watcher reads the server's pipe (moved to fd 3); the job's commands get /dev/null.
+    'exec 3<&0 </dev/null',
+    '( cat <&3 >/dev/null 2>&1; kill -KILL -- -$$ ) >/dev/null 2>&1 &',
+    'exec 3<&-',
+    'set -eo pipefail',
+    'set +o noclobber',
+    'exec 2>&1',
+  ];
   for (const raw of commands) {
     const command = raw.trim();
     if (!command) {
@@ -180,8 +190,9 @@ async function runBash(
     cwd: o.cwd,
     env: o.env,
     detached: true, // a session and process group of its own
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'], // stdin: held open (never written) while this process lives
   });
+  child.stdin.on('error', () => undefined);
   const run: Run = { code: null, timedOut: false, aborted: false };
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let stopping: Promise<void> | null = null;
@@ -220,6 +231,7 @@ async function runBash(
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise<void>((resolve) => (grace = setTimeout(resolve, 1000)))]);
     clearTimeout(grace);
+    child.stdin.destroy();
     child.stdout.destroy();
     child.stderr.destroy();
     return run;

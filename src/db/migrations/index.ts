@@ -13,6 +13,8 @@ import * as m009 from './009_custom_attributes_events.js';
 import * as m012 from './012_protected_branches.js';
 import * as m013 from './013_ci_job_list_indexes.js';
 import * as m019 from './019_repository_statistics.js';
+import * as m022 from './022_ci_pipeline_name.js';
+import * as m024 from './024_ci_runner_nodes.js';
 import * as m040 from './040_project_import_export.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +31,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '011_ci': m011,
   '013_ci_job_list_indexes': m013,
   '019_repository_statistics': m019,
+  '022_ci_pipeline_name': m022,
+  '024_ci_runner_nodes': m024,
   '040_project_import_export': m040,
 };
 
@@ -40,7 +44,9 @@ class CodeMigrationProvider implements MigrationProvider {
 
 /** Brings the schema up to date; safe to run from several processes at once (Kysely locks). */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new CodeMigrationProvider() });
+  // Areas built side by side number their migrations apart, and each touches only its own tables,
+  // so a database that ran a later number first still takes an earlier one that lands after it.
+  const migrator = new Migrator({ db, provider: new CodeMigrationProvider(), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

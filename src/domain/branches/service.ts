@@ -4,7 +4,6 @@
 import type { Container } from '../../container.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
-import { GitError } from '../../git/git.js';
 import {
   branchesWithCommits,
   branchNames,
@@ -16,8 +15,7 @@ import {
   type BranchRef,
   type CommitInfo,
 } from '../../git/refs.js';
-import { commitSingleFile, resolveRevision, ZERO_SHA } from '../../git/repository.js';
-import { countCommits } from '../../git/smart_http.js';
+import { commitSingleFile, countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { DomainError, exactError, forbidden, invalidParams, notFound } from '../errors.js';
 import { ACCESS, VISIBILITY } from '../members/policy.js';
@@ -31,6 +29,8 @@ import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 
 export const DELETE_MERGED_BRANCHES_JOB = 'delete_merged_branches';
+/** A new branch on a huge history: its push event counts no further. */
+const COMMIT_COUNT_CAP = 100_000;
 
 export interface BranchView {
   project: ProjectRow;
@@ -138,15 +138,6 @@ async function checked(c: Container, actor: Actor, row: ProjectRow, update: RefU
   }
 }
 
-async function resolve(dir: string, ref: string): Promise<string | null> {
-  try {
-    return await resolveRevision(dir, ref);
-  } catch (e) {
-    if (e instanceof GitError) return null; // a value git would read as an option
-    throw e;
-  }
-}
-
 /** Names the reference's GitRefValidator refuses besides git's own rules. */
 const validNewBranch = (name: string): boolean =>
   isValidBranchName(name) && !name.startsWith('refs/heads/') && !name.startsWith('refs/remotes/') && !/^[0-9a-f]{40}$/i.test(name);
@@ -170,17 +161,17 @@ export async function createBranch(c: Container, actor: Actor, idOrPath: number 
   }
   if (!validNewBranch(name)) throw apiError('Branch name is invalid');
   if (await findBranch(dir, name)) throw apiError('Branch already exists');
-  const sha = await resolve(dir, ref);
+  const sha = await resolveRevision(dir, ref);
   if (!sha) throw apiError(`Invalid reference name: ${ref}`);
 
   const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: ZERO_SHA, newSha: sha, force: false };
   await checked(c, actor, row, update);
   if (!(await createBranchRef(dir, name, sha))) throw apiError('Branch already exists');
-  const base = row.default_branch && row.default_branch !== name ? await resolve(dir, `refs/heads/${row.default_branch}`) : null;
+  const base = row.default_branch && row.default_branch !== name ? await resolveRevision(dir, `refs/heads/${row.default_branch}`) : null;
   const created = await findBranch(dir, name);
   if (!created) throw apiError('Branch already exists'); // deleted again in between
   await publishRefChanges(c, actor, row, [
-    { ...update, commitCount: await countCommits(dir, sha, base), commitTitle: created.commit.message.split('\n')[0] },
+    { ...update, commitCount: await countCommits(dir, sha, base, COMMIT_COUNT_CAP), commitTitle: created.commit.message.split('\n')[0] },
   ]);
   return (await views(c, actor, row, access, [created]))[0];
 }

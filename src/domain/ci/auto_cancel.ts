@@ -15,7 +15,7 @@ import type { Container } from '../../container.js';
 import { startedBuildsOfPipelines } from '../../db/repos/ci_jobs.js';
 import { olderPipelinesOfRef } from '../../db/repos/ci_pipeline_lists.js';
 import type { PipelineRow } from '../../db/repos/ci_pipelines.js';
-import { refSha } from '../../git/objects.js';
+import { resolveRevision } from '../../git/repository.js';
 import { repositoryDir } from '../repository/service.js';
 import { addSeconds, nowIso } from '../shared/time.js';
 import { cancelPipeline, jobPlan } from './state.js';
@@ -37,7 +37,7 @@ export async function cancelRedundantPipelines(c: Container, pipeline: PipelineR
   const canceled: number[] = [];
   try {
     const full = (pipeline.tag ? 'refs/tags/' : 'refs/heads/') + pipeline.ref;
-    const head = await refSha(repositoryDir(c, pipeline.project_id), full);
+    const head = await resolveRevision(repositoryDir(c, pipeline.project_id), full);
     const createdAfter = addSeconds(nowIso(), -WINDOW_SECONDS);
     let afterId = 0;
     for (;;) {

@@ -4,6 +4,7 @@
 // succeeds once the downstream pipeline exists; with it the bridge mirrors the downstream
 // pipeline: running while it runs, success when it succeeds, failed when it fails, is canceled
 // or skipped (the reference's inherit_status_from_downstream). Statuses change through state.ts.
+import { childPipelineText } from '../../ci/config/index.js';
 import type { Container } from '../../container.js';
 import { findJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
@@ -112,7 +113,7 @@ export async function triggerDownstream(c: Container, bridge: JobRow): Promise<v
       await fail(c, current, BRIDGE_FAILURES.insufficientPermissions);
       return;
     }
-    const text = `include:\n${trigger.include.map((p) => `  - local: ${JSON.stringify(p)}`).join('\n')}\n`;
+    const text = childPipelineText(trigger);
     outcome = await planAndCreate(c, {
       project,
       ref: { ref: pipeline.ref, tag: pipeline.tag === 1, sha: pipeline.sha },

@@ -6,7 +6,7 @@ import { JOB_STATUSES } from '../../ci/status.js';
 import type { Container } from '../../container.js';
 import { findProjectJob, findJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { pageProjectJobs, pagePipelineJobs, usersByIds } from '../../db/repos/ci_job_lists.js';
-import { childPipelineIds, findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
+import { findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
@@ -115,8 +115,9 @@ async function projectPipeline(c: Container, project: ProjectRow, pipelineId: nu
 }
 
 /**
- * GET /projects/:id/pipelines/:pipeline_id/jobs: the builds of that pipeline (any pipeline of
- * the project), its child pipelines' builds included, newest first, without retried ones unless asked. A caller
+ * GET /projects/:id/pipelines/:pipeline_id/jobs: the builds of that pipeline only (any pipeline of
+ * the project, a child pipeline too; a parent does not list its children's builds, as the
+ * reference), newest first, without retried ones unless asked. A caller
  * who may see pipelines but not jobs gets an empty list, as the reference's finder answers.
  */
 export async function listPipelineJobs(
@@ -135,18 +136,7 @@ export async function listPipelineJobs(
   const pipeline = await projectPipeline(c, row, pipelineId);
   if (!a.read) return { items: [], total: 0, hasNext: false };
   const filter = { type: 'build' as const, statuses: statusesOf(opts.scope), includeRetried: opts.includeRetried };
-  return viewPage(c, actor, row, await pagePipelineJobs(c.db, await withDescendants(c, pipeline.id), filter, page));
-}
-
-/** The pipeline and the child pipelines under it, at any depth (bounded: children of children are rare). */
-async function withDescendants(c: Container, pipelineId: number): Promise<number[]> {
-  const all = [pipelineId];
-  let level = [pipelineId];
-  for (let depth = 0; depth < 5 && level.length; depth++) {
-    level = await childPipelineIds(c.db, level);
-    all.push(...level);
-  }
-  return all;
+  return viewPage(c, actor, row, await pagePipelineJobs(c.db, [pipeline.id], filter, page));
 }
 
 /** GET /projects/:id/pipelines/:pipeline_id/bridges: the pipeline's trigger jobs, newest first. */
@@ -245,17 +235,16 @@ export async function retryProjectJob(c: Container, actor: Actor, idOrPath: numb
 
 /**
  * POST …/erase: removes the job's artifacts and log and records who erased it. Developers erase
- * their own jobs, maintainers anyone's (erase_build); only a finished job with something left
- * to erase is erasable.
+ * their own jobs, maintainers anyone's (erase_build); only a finished job is erasable.
  */
 export async function eraseProjectJob(c: Container, actor: Actor, idOrPath: number | string, jobId: number): Promise<JobView> {
   const { row, a } = await writableProject(c, actor, idOrPath);
   const job = await projectBuild(c, row, jobId);
   await requireJobUpdate(c, actor, row, a, job);
   if (!canEraseJob(a, actor, job.user_id)) throw forbidden();
-  const complete = ['success', 'failed', 'canceled', 'skipped'].includes(job.status);
-  const stored = (await artifactsOfJobs(c, [job.id])).get(job.id) ?? [];
-  if (!complete || stored.length === 0) throw forbidden('Job is not erasable!');
+  // A job that has not finished is not erasable (the reference's Ci::Build#erasable? wants it
+  // complete); a finished one is, even with nothing stored (canceled while pending).
+  if (!['success', 'failed', 'canceled', 'skipped'].includes(job.status)) throw forbidden('Job is not erasable!');
   await eraseJobArtifacts(c, job.id);
   const now = nowIso();
   const erased = await updateJob(c.db, job.id, { erased_at: now, erased_by_id: actor.user.id, artifacts_expire_at: null, updated_at: now });

@@ -17,9 +17,9 @@ import {
 import { deletePipelineRow, findPipeline, findProjectPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserById, findUserByUsername, type UserRow } from '../../db/repos/users.js';
-import { git } from '../../git/git.js';
-import { listTree, readCommit, refSha } from '../../git/objects.js';
-import { branchNames } from '../../git/refs.js';
+import { listTree, readCommit } from '../../git/objects.js';
+import { resolveRevision } from '../../git/repository.js';
+import { branchNames, diffPaths, fileAt, HEADS, TAGS, tagNames } from '../../git/refs.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams } from '../errors.js';
 import { findProject } from '../projects/service.js';
@@ -47,8 +47,6 @@ export const PIPELINE_SOURCES = [
 export { PIPELINE_ORDERS };
 
 const FINISHED: string[] = ['success', 'failed', 'canceled', 'skipped'];
-const HEADS = 'refs/heads/';
-const TAGS = 'refs/tags/';
 
 /** The reference's CreatePipelineService errors: 400 with the reason in message.base. */
 export const pipelineError = (message: string) => exactError(400, { message: { base: [message] } });
@@ -84,7 +82,7 @@ export async function resolveRef(c: Container, project: ProjectRow, name: string
   else candidates.push({ full: HEADS + name, ref: name, tag: false }, { full: TAGS + name, ref: name, tag: true });
   for (const cand of candidates) {
     if (!REF_NAME_RE.test(cand.ref) || cand.ref.includes('..')) continue;
-    const sha = await refSha(dir, cand.full);
+    const sha = await resolveRevision(dir, cand.full);
     if (sha) return { ref: cand.ref, tag: cand.tag, sha };
   }
   return null;
@@ -94,8 +92,7 @@ export async function resolveRef(c: Container, project: ProjectRow, name: string
 async function fileAtCommit(dir: string, sha: string, filePath: string): Promise<string | null> {
   const clean = filePath.replace(/^\/+/, '');
   if (!clean || clean.split('/').includes('..')) return null;
-  const r = await git(['cat-file', 'blob', `${sha}:${clean}`], { gitDir: dir, okCodes: [128] });
-  return r.code === 0 ? r.stdout.toString('utf8') : null;
+  return fileAt(dir, sha, clean);
 }
 
 /** The CI file at the commit: the configured path, else `.service-ci.yml`, else `.gitlab-ci.yml`. */
@@ -116,9 +113,7 @@ export const hasCiFile = async (c: Container, project: ProjectRow, sha: string):
 /** Paths changed between two commits; null when unknown (a new ref, or an unreadable range). */
 export async function changedPathsBetween(c: Container, project: ProjectRow, before: string, after: string): Promise<string[] | null> {
   if (/^0+$/.test(before)) return null;
-  const r = await git(['diff', '--name-only', '--no-renames', '-z', before, after, '--'], { gitDir: repositoryDir(c, project.id), okCodes: [128] });
-  if (r.code !== 0) return null;
-  return r.stdout.toString('utf8').split('\0').filter(Boolean);
+  return diffPaths(repositoryDir(c, project.id), before, after);
 }
 
 const withMillis = (iso: string): string => iso.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?!\.)/, '$1.000');
@@ -181,6 +176,11 @@ export async function planAndCreate(c: Container, req: PlanRequest): Promise<Pla
     listFiles: async () => {
       files ??= ((await listTree(dir, ref.sha, '', true)) ?? []).filter((e) => e.type === 'blob').map((e) => e.path);
       return files;
+    },
+    changedSince: async (rev) => {
+      // A ref git would refuse (a leading '-', a NUL) names nothing: resolveRevision answers null.
+      const base = await resolveRevision(dir, rev);
+      return base === null ? null : diffPaths(dir, base, ref.sha);
     },
   };
   let result: PlanResult;
@@ -344,11 +344,6 @@ export interface ListPipelinesInput {
   updated_before?: string;
   order_by?: PipelineOrder;
   sort?: 'asc' | 'desc';
-}
-
-async function tagNames(dir: string): Promise<string[]> {
-  const r = await git(['for-each-ref', '--format=%(refname)', TAGS], { gitDir: dir });
-  return r.stdout.toString('utf8').split('\n').filter((l) => l.startsWith(TAGS)).map((l) => l.slice(TAGS.length));
 }
 
 /** An ISO 8601 datetime parameter as a stored timestamp (UTC with ms); 400 when unreadable. */

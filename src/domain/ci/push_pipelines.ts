@@ -7,7 +7,7 @@ import { findJob as findBackgroundJob } from '../../db/repos/background_jobs.js'
 import { pushPipelineSince } from '../../db/repos/ci_pipeline_lists.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
-import { git } from '../../git/git.js';
+import { newestMessage, resolveRevision } from '../../git/repository.js';
 import type { JobInfo } from '../../queue/queue.js';
 import type { Actor } from '../auth/actor.js';
 import { nowIso } from '../shared/time.js';
@@ -66,9 +66,7 @@ function checkPayload(p: unknown): PushPipelinePayload {
 
 /** The commit a pushed sha names (an annotated tag is peeled); null when it is gone. */
 async function commitOf(c: Container, project: ProjectRow, sha: string): Promise<string | null> {
-  const r = await git(['rev-parse', '--verify', '--quiet', `${sha}^{commit}`], { gitDir: repositoryDir(c, project.id), okCodes: [1, 128] });
-  const out = r.stdout.toString().trim();
-  return r.code === 0 && SHA_RE.test(out) ? out : null;
+  return resolveRevision(repositoryDir(c, project.id), sha);
 }
 
 /** Creates the pipeline of one pushed ref, unless it exists already (a re-run) or there is no CI file. */
@@ -82,7 +80,7 @@ async function pipelineForPush(c: Container, project: ProjectRow, userId: number
   if (!file) return;
   const user = (await findUserById(c.db, userId)) ?? null;
   const ref: ResolvedRef = { ref: name, tag, sha };
-  const message = (await git(['log', '-1', '--format=%B', sha], { gitDir: repositoryDir(c, project.id) })).stdout.toString('utf8');
+  const message = (await newestMessage(repositoryDir(c, project.id), sha)) ?? '';
   if (SKIP_CI_RE.test(message)) {
     // A skipped pipeline without jobs, as the reference records a `[ci skip]` push.
     await createPipelineRecords(c, {

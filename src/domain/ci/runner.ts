@@ -12,11 +12,12 @@
 // 'canceled' signal) and within a second on any other (the job's status is re-read at every
 // trace flush).
 //
-// A node that dies mid-job leaves the job `running`. Every runner looks (at start and then
-// every minute) for running builds that started longer ago than their timeout plus a grace
-// (STALE_GRACE_MS) and are not its own: no runner can still be running those (it would have
-// killed them at their timeout), so they fail with `stuck_or_timeout_failure`, as the
-// reference's stuck-jobs worker does, their trace so far kept.
+// A node that dies mid-job leaves the job `running`. Each runner is a node with a lease and a
+// boot id of its own (runner_nodes.ts): it joins before it takes a job, renews the lease on a
+// heartbeat, and at every heartbeat fails the running jobs of nodes whose lease ran out or that
+// came back under another boot id — so a server restarted after a crash fails its old jobs at
+// once, and another node fails them within a lease. The job's processes die with the server that
+// ran them (execute.ts), and the restarted node removes their workspaces.
 import fs from 'node:fs';
 import path from 'node:path';
 import { collectArtifacts, collectReports, expandVariables } from '../../ci/artifacts/collect.js';
@@ -28,7 +29,6 @@ import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js'
 import type { Container } from '../../container.js';
 import { findJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
-import { runningBuildsAfter } from '../../db/repos/ci_runner.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { ANVIL_REVISION } from '../../version.js';
 import { repositoryDir } from '../repository/service.js';
@@ -36,15 +36,13 @@ import { getSettings } from '../settings/service.js';
 import { decryptSecret } from '../shared/encryption.js';
 import { recordArtifactsExpireAt, storeArtifact } from './artifacts.js';
 import { downloadDependencies } from './dependencies.js';
+import { failOrphanedJobs, joinNode, newRunnerNode, renewNode, STALE_GRACE_MS, type RunnerNodeId } from './runner_nodes.js';
 import { BUILT_IN_RUNNER_ID, finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
 import { foldTrace, readTrace, TraceWriter } from './traces.js';
 import { pipelineVariables, predefinedVariables } from './variables.js';
 import { Sleepers } from '../shared/sleepers.js';
+import { jobTimeoutSeconds } from './timeout.js';
 
-/** The project's build_timeout when the project has none (the reference's default, 1 hour). */
-export const DEFAULT_BUILD_TIMEOUT_S = 3600;
-/** A running job this much past its timeout has no runner any more (see the header). */
-export const STALE_GRACE_MS = 5 * 60_000;
 export const RUNNER_DESCRIPTION = 'Anvil built-in runner';
 
 export interface RunnerOptions {
@@ -54,9 +52,13 @@ export interface RunnerOptions {
   pollMs?: number;
   /** Trace flush and cancel check interval (default 1 s). */
   flushMs?: number;
-  /** How often running jobs of dead runners are looked for (default 1 min). */
-  recoverEveryMs?: number;
-  /** Grace after a job's timeout before it counts as stuck (default STALE_GRACE_MS). */
+  /** This runner's node id (default config.nodeId); each runner needs its own. */
+  nodeId?: string;
+  /** The node's lease (default config.runnerLeaseSeconds). */
+  leaseMs?: number;
+  /** Lease renewal, and the look for jobs of dead nodes (default config.runnerHeartbeatSeconds). */
+  heartbeatMs?: number;
+  /** Grace after a job's timeout before a job taken without a node counts as stuck (default STALE_GRACE_MS). */
   staleGraceMs?: number;
 }
 
@@ -76,14 +78,6 @@ const RED = '\x1b[31;1m';
 const GREEN = '\x1b[32;1m';
 const RESET = '\x1b[0;m';
 
-/** The seconds a job may run: its own `timeout:`, else the project's build_timeout, else 1 hour. */
-export function jobTimeoutSeconds(plan: Pick<PlannedJob, 'timeout'>, project: ProjectRow | null): number {
-  if (plan.timeout && plan.timeout > 0) return plan.timeout;
-  // build_timeout is not a column yet; read it when it becomes one.
-  const projectTimeout = (project as { build_timeout?: unknown } | null)?.build_timeout;
-  return typeof projectTimeout === 'number' && projectTimeout > 0 ? projectTimeout : DEFAULT_BUILD_TIMEOUT_S;
-}
-
 /** Whether the artifacts' `when` applies to the job's outcome. */
 const artifactsApply = (spec: ArtifactsSpec, succeeded: boolean): boolean =>
   spec.when === 'always' || (spec.when === 'on_success' ? succeeded : !succeeded);
@@ -93,11 +87,15 @@ export class CiRunner {
   private readonly running = new Map<number, RunningJob>();
   private readonly sleepers = new Sleepers();
   private loops: Promise<void>[] = [];
-  private recoverTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
   private promoteTimer: NodeJS.Timeout | null = null;
   private promoting: Promise<void> | null = null;
   private sweeping: Promise<void> | null = null;
-  private recovering: Promise<void> | null = null;
+  private beating: Promise<void> | null = null;
+  /** This runner as a node: a boot id of its own per start. */
+  private node: RunnerNodeId | null = null;
+  /** Joined as a node: only then are jobs taken (a job of a node without a row is orphaned). */
+  private joined = false;
   private readonly opts: Required<RunnerOptions>;
   private readonly onPending = () => this.sleepers.wakeAll();
   private readonly onCanceled = (jobId: number) => this.running.get(Number(jobId))?.abort.abort('canceled' satisfies StopReason);
@@ -110,7 +108,9 @@ export class CiRunner {
       concurrency: c.config.runnerConcurrency,
       pollMs: 1000,
       flushMs: 1000,
-      recoverEveryMs: 60_000,
+      nodeId: c.config.nodeId,
+      leaseMs: c.config.runnerLeaseSeconds * 1000,
+      heartbeatMs: c.config.runnerHeartbeatSeconds * 1000,
       staleGraceMs: STALE_GRACE_MS,
       ...opts,
     };
@@ -126,15 +126,11 @@ export class CiRunner {
     this.state = 'started';
     this.c.ciSignals.on('pending', this.onPending);
     this.c.ciSignals.on('canceled', this.onCanceled);
-    const recover = () => {
-      this.recovering ??= this.recoverStale().then(
-        () => undefined,
-        () => undefined,
-      ).finally(() => (this.recovering = null));
-    };
-    recover();
-    this.sweeping = this.sweepWorkspaces().catch(() => undefined);
-    this.recoverTimer = setInterval(recover, this.opts.recoverEveryMs);
+    this.node = newRunnerNode(this.opts.nodeId);
+    const beat = () => (this.beating ??= this.heartbeat().finally(() => (this.beating = null)));
+    // Workspaces left by a crash go once this node's old jobs have failed (the first heartbeat).
+    this.sweeping = beat().then(() => this.sweepWorkspaces()).catch(() => undefined);
+    this.heartbeatTimer = setInterval(beat, this.opts.heartbeatMs);
     // Delayed jobs whose time came become pending (then this runner, or another, takes them).
     this.promoteTimer = setInterval(() => {
       this.promoting ??= promoteScheduledJobs(this.c)
@@ -159,19 +155,42 @@ export class CiRunner {
     this.state = 'stopping';
     this.c.ciSignals.off('pending', this.onPending);
     this.c.ciSignals.off('canceled', this.onCanceled);
-    if (this.recoverTimer) clearInterval(this.recoverTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     if (this.promoteTimer) clearInterval(this.promoteTimer);
     this.sleepers.wakeAll();
     for (const r of this.running.values()) r.abort.abort('stopped' satisfies StopReason);
-    await Promise.all([...this.loops, this.recovering, this.promoting, this.sweeping]);
+    await Promise.all([...this.loops, this.beating, this.promoting, this.sweeping]);
     this.state = 'stopped';
+  }
+
+  /**
+   * Joins as a node (first beat) or renews the lease, then fails the jobs of dead nodes. Another
+   * process that joined under this node id has failed this runner's jobs already: it stops.
+   */
+  private async heartbeat(): Promise<void> {
+    const node = this.node!;
+    try {
+      if (!this.joined) {
+        await joinNode(this.c, node, this.opts.leaseMs);
+        this.joined = true;
+        this.sleepers.wakeAll();
+      } else if (!(await renewNode(this.c, node, this.opts.leaseMs))) {
+        this.c.log.error({ node: node.nodeId }, 'runner: another process joined under this node id (give each process its own ANVIL_NODE_ID); this runner stops');
+        void this.stop();
+        return;
+      }
+      const failed = await failOrphanedJobs(this.c, { staleGraceMs: this.opts.staleGraceMs });
+      if (failed) this.c.log.warn({ failed }, 'runner: failed running jobs whose runner node is gone');
+    } catch (err) {
+      if (this.state === 'started') this.c.log.warn({ err }, 'runner: the node heartbeat failed; trying again');
+    }
   }
 
   private async loop(): Promise<void> {
     while (this.state === 'started') {
       let claimed: { job: JobRow; token: string } | null = null;
       try {
-        claimed = await this.claim();
+        if (this.joined) claimed = await this.claim();
       } catch (err) {
         if (this.state === 'started') this.c.log.error({ err }, 'runner: looking for pending jobs failed');
       }
@@ -185,7 +204,7 @@ export class CiRunner {
     const ids = await pendingBuildIds(this.c.db, this.opts.concurrency + 8);
     for (const id of ids) {
       if (this.state !== 'started') return null;
-      const got = await startJob(this.c, id);
+      const got = await startJob(this.c, id, this.node!);
       if (got) return got;
     }
     return null;
@@ -461,36 +480,5 @@ export class CiRunner {
       if (job === null || job?.status === 'running') continue;
       await removeWorkspace(path.join(builds, name)).catch(() => undefined);
     }
-  }
-
-  /**
-   * Fails running builds that no runner can still be running (see the header): started longer
-   * ago than their timeout plus the grace, and not running here.
-   */
-  async recoverStale(now = Date.now()): Promise<number> {
-    let failed = 0;
-    try {
-      const projects = new Map<number, ProjectRow | null>();
-      for (let after = 0; ;) {
-        const batch = await runningBuildsAfter(this.c.db, after, 200);
-        for (const j of batch) {
-          if (this.running.has(j.id) || !j.started_at) continue;
-          if (!projects.has(j.project_id)) projects.set(j.project_id, (await findProjectById(this.c.db, j.project_id)) ?? null);
-          const timeoutS = jobTimeoutSeconds(jobPlan(j), projects.get(j.project_id)!);
-          if (Date.parse(j.started_at) + timeoutS * 1000 + this.opts.staleGraceMs > now) continue;
-          if ((await findJob(this.c.db, j.id))?.status !== 'running') continue;
-          const trace = await TraceWriter.open(this.c, j.id, { flushMs: 60_000 });
-          trace.note(`${RED}ERROR: Job failed: the runner of this job stopped without finishing it (stuck or timed out)${RESET}`);
-          await trace.close();
-          await foldTrace(this.c, j);
-          if (await finishJob(this.c, j.id, { status: 'failed', failureReason: 'stuck_or_timeout_failure', exitCode: null, coverage: null })) failed += 1;
-        }
-        if (batch.length < 200) break;
-        after = batch[batch.length - 1]!.id;
-      }
-    } catch (err) {
-      this.c.log.error({ err }, 'runner: looking for stuck jobs failed');
-    }
-    return failed;
   }
 }

@@ -10,8 +10,9 @@ import {
   findJob, insertJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
 } from '../../db/repos/ci_jobs.js';
 import {
-  findPipeline, insertPipeline, updatePipeline, withPipelineLock, type NewJob, type PipelineRow,
+  childPipelineIds, findPipeline, insertPipeline, updatePipeline, withPipelineLock, type NewJob, type PipelineRow,
 } from '../../db/repos/ci_pipelines.js';
+import type { RunnerNodeId } from '../../db/repos/ci_runner.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { badRequest, forbidden } from '../errors.js';
@@ -101,6 +102,7 @@ export async function createPipelineRecords(c: Container, seed: PipelineSeed): P
       committed_at: seed.commit ? new Date(seed.commit.createdAt).toISOString() : null,
       parent_pipeline_id: seed.parentPipelineId ?? null,
       parent_job_id: seed.parentJobId ?? null,
+      name: seed.plan?.name ?? null,
       commit_message: seed.commit?.message ?? null,
       commit_author_name: seed.commit?.authorName ?? null,
       commit_author_email: seed.commit?.authorEmail ?? null,
@@ -208,9 +210,10 @@ function busySeconds(jobs: JobRow[]): number | null {
 
 /**
  * A runner takes a pending build: pending → running with a fresh job token (only its digest is
- * stored). Null when the job is no longer pending (another runner took it, or it was canceled).
+ * stored), owned by the runner's node and boot (runner_nodes.ts). Null when the job is no longer
+ * pending (another runner took it, or it was canceled).
  */
-export async function startJob(c: Container, jobId: number): Promise<{ job: JobRow; token: string } | null> {
+export async function startJob(c: Container, jobId: number, node?: RunnerNodeId): Promise<{ job: JobRow; token: string } | null> {
   const { token, digest } = newJobToken();
   const now = nowIso();
   const current = await findJob(c.db, jobId);
@@ -221,6 +224,8 @@ export async function startJob(c: Container, jobId: number): Promise<{ job: JobR
     updated_at: now,
     queued_duration: current.queued_at ? (Date.parse(now) - Date.parse(current.queued_at)) / 1000 : 0,
     runner_id: BUILT_IN_RUNNER_ID,
+    runner_node_id: node?.nodeId ?? null,
+    runner_boot_id: node?.bootId ?? null,
     token_digest: digest,
   });
   if (!job) return null;
@@ -391,22 +396,34 @@ export async function playJob(c: Container, actor: Actor, jobId: number, variabl
 
 /**
  * Cancels every unfinished job of the pipeline, all before the pipeline is processed again (a
- * later stage's job is canceled, not skipped). The pipelines its bridges triggered are canceled
- * too unless `cascade` is false (auto-cancel weighs each of them on its own, as the reference's
- * cancel_running without cascade_to_children).
+ * later stage's job is canceled, not skipped). Unless `cascade` is false, the pipelines its
+ * bridges triggered and its child pipelines at any depth are canceled too, whatever their
+ * bridge's status (a bridge without `strategy: depend` passed once its child existed), as the
+ * reference's CancelPipelineService with cascade_to_children; auto-cancel weighs each pipeline
+ * on its own (cascade false).
  */
 export async function cancelPipeline(c: Container, pipelineId: number, opts: { cascade?: boolean } = {}): Promise<PipelineRow | undefined> {
+  const cascade = opts.cascade ?? true;
   const jobs = await latestJobsOfPipeline(c.db, pipelineId);
-  for (const j of jobs) if (CANCELABLE.includes(j.status)) await cancelOne(c, j, opts.cascade ?? true);
+  for (const j of jobs) if (CANCELABLE.includes(j.status)) await cancelOne(c, j, cascade);
+  if (cascade) for (const child of await childPipelineIds(c.db, [pipelineId])) await cancelPipeline(c, child);
   return processPipeline(c, pipelineId);
 }
 
-/** Retries every failed or canceled job of the pipeline (new jobs), then processes it. */
+/** Bridge failures that a retry would only repeat (the reference's Ci::Bridge#retryable?). */
+const UNRETRYABLE_BRIDGE_FAILURES: readonly string[] = ['pipeline_loop_detected', 'reached_max_descendant_pipelines_depth'];
+
+/**
+ * Retries every failed or canceled job of the pipeline (new jobs), then processes it. A retried
+ * bridge triggers a new downstream pipeline when its turn comes (the reference recreates
+ * downstream pipelines since 15.11); a retried child pipeline puts its dependent bridge back to
+ * running through downstreamStatusChanged (the reference's reset_source_bridge!).
+ */
 export async function retryPipeline(c: Container, actor: Actor, pipelineId: number): Promise<PipelineRow | undefined> {
   const jobs = await latestJobsOfPipeline(c.db, pipelineId);
   for (const j of jobs) {
     if (j.status !== 'failed' && j.status !== 'canceled') continue;
-    if (j.type === 'bridge') continue;
+    if (j.type === 'bridge' && UNRETRYABLE_BRIDGE_FAILURES.includes(j.failure_reason ?? '')) continue;
     const fresh = await cloneForRetry(c, j, actor.user.id, 0);
     await resetSkippedAfter(c, fresh);
   }

@@ -20,7 +20,8 @@ import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { findUserById } from '../../db/repos/users.js';
 import { findProjectById, updateProject as updateProjectRow, type ProjectRow } from '../../db/repos/projects.js';
 import { fetchBundle, setHeadBranch } from '../../git/bundle.js';
-import { branchNames, commitInfo } from '../../git/refs.js';
+import { branchNames } from '../../git/refs.js';
+import { readCommit } from '../../git/objects.js';
 import { initBare, removeRepository, resolveRevision } from '../../git/repository.js';
 import { checkVersion, FILES, relationFile, VersionError } from '../../import_export/format.js';
 import { NdjsonFormatError, readNdjson } from '../../import_export/ndjson.js';
@@ -448,12 +449,12 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
     }
     if (exists('ci_pipelines')) {
       let nextIid = (await lastPipelineIid(tx, project.id)) + 1;
-      const commits = new Map<string, Awaited<ReturnType<typeof commitInfo>>>();
+      const commits = new Map<string, Awaited<ReturnType<typeof readCommit>>>();
       const repo = repositoryDir(c, project.id);
       for await (const { line, record } of readNdjson(relations('ci_pipelines'))) {
         try {
           const p = pipelineFrom(record, mapUser, now);
-          if (!commits.has(p.row.sha)) commits.set(p.row.sha, r.head ? await commitInfo(repo, p.row.sha).catch(() => null) : null);
+          if (!commits.has(p.row.sha)) commits.set(p.row.sha, r.head ? await readCommit(repo, p.row.sha).catch(() => null) : null);
           const commit = commits.get(p.row.sha);
           const row = {
             ...p.row, project_id: project.id, iid: p.iid ?? nextIid,

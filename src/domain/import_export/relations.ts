@@ -1,7 +1,7 @@
 // The relations of a project archive in the reference's field names, both ways: rows → records
 // (export) and records → rows (import). One place per relation. An import keeps only the keys
 // Anvil models; everything else in a record is dropped without a word, as the reference does.
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { CiJobsTable, CiPipelinesTable } from '../../db/schema.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { AccessEntryRow, ProtectedBranchRow } from '../../db/repos/protected_branches.js';
@@ -305,7 +305,7 @@ export function pipelineRecord(p: PipelineRow, jobs: JobRow[]): Rec {
     stages.set(j.stage, s);
   }
   return {
-    id: p.id, iid: p.iid, project_id: p.project_id, ref: p.ref, sha: p.sha, before_sha: p.before_sha, tag: truthy(p.tag),
+    id: p.id, iid: p.iid, project_id: p.project_id, name: p.name, ref: p.ref, sha: p.sha, before_sha: p.before_sha, tag: truthy(p.tag),
     yaml_errors: p.yaml_errors, committed_at: p.committed_at, status: p.status, source: p.source, started_at: p.started_at,
     finished_at: p.finished_at, duration: p.duration, queued_duration: p.queued_duration, coverage: p.coverage, user_id: p.user_id,
     created_at: p.created_at, updated_at: p.updated_at,
@@ -328,8 +328,8 @@ const ACTIVE_TO_FINAL: Record<string, string> = { created: 'canceled', waiting_f
 
 export interface ImportedPipeline {
   iid: number | null;
-  row: Omit<PipelineRow, 'id' | 'iid' | 'project_id' | 'parent_pipeline_id' | 'parent_job_id'>;
-  jobs: Omit<JobRow, 'id' | 'pipeline_id' | 'project_id' | 'downstream_pipeline_id' | 'runner_id' | 'token_digest' | 'erased_by_id'>[];
+  row: Omit<Insertable<CiPipelinesTable>, 'iid' | 'project_id'>;
+  jobs: Omit<Insertable<CiJobsTable>, 'pipeline_id' | 'project_id'>[];
 }
 
 function plannedJob(options: unknown, name: string, stage: string, stageIdx: number, type: 'build' | 'bridge', when: string, allowFailure: boolean): PlannedJob {
@@ -385,7 +385,7 @@ export function pipelineFrom(r: Rec, mapUser: (oldId: number | null) => number, 
   return {
     iid: int(r.iid) ?? null,
     row: {
-      status, source: str(r.source) ?? 'unknown', ref, sha, before_sha: str(r.before_sha) ?? '0'.repeat(40), tag: bit(r.tag) ?? 0,
+      name: str(r.name) ?? null, status, source: str(r.source) ?? 'unknown', ref, sha, before_sha: str(r.before_sha) ?? '0'.repeat(40), tag: bit(r.tag) ?? 0,
       yaml_errors: str(r.yaml_errors) ?? null, user_id: mapUser(int(r.user_id) ?? null), created_at: createdAt, updated_at: time(r.updated_at) ?? createdAt,
       started_at: time(r.started_at) ?? null, finished_at: time(r.finished_at) ?? null, committed_at: time(r.committed_at) ?? null,
       duration: num(r.duration) ?? null, queued_duration: num(r.queued_duration) ?? null, coverage: str(r.coverage) ?? null,

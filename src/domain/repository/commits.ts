@@ -8,19 +8,17 @@ import {
   ActionError,
   commitStats,
   compareAndSwapRef,
-  isAncestor,
   isEmptyRepository,
   lastCommitFor,
   logCommits,
   objectExists,
   readCommit,
-  refSha,
   writeCommit,
   type CommitInfo,
   type FileAction,
 } from '../../git/objects.js';
-import { git } from '../../git/git.js';
-import { ZERO_SHA } from '../../git/repository.js';
+import { isValidBranchName } from '../../git/refs.js';
+import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams, notFound } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
@@ -96,15 +94,9 @@ function serialized<T>(key: string, run: () => Promise<T>): Promise<T> {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function validBranchName(dir: string, branch: string): Promise<boolean> {
-  if (branch.startsWith('-')) return false;
-  const r = await git(['check-ref-format', `refs/heads/${branch}`], { gitDir: dir, okCodes: [1] });
-  return r.code === 0;
-}
-
 /** Where the commit starts: its parent (null in an empty repository) and the branch's current head. */
 async function startingPoint(dir: string, req: CommitRequest): Promise<{ parent: string | null; head: string | null }> {
-  const head = await refSha(dir, `refs/heads/${req.branch}`);
+  const head = await resolveRevision(dir, `refs/heads/${req.branch}`);
   const exists = `A branch called '${req.branch}' already exists. Switch to that branch in order to make changes`;
   if (req.startSha !== undefined) {
     if (!/^[0-9a-fA-F]{40}$/.test(req.startSha)) throw apiError(`Invalid start_sha '${req.startSha}'`);
@@ -113,7 +105,7 @@ async function startingPoint(dir: string, req: CommitRequest): Promise<{ parent:
     return { parent: req.startSha.toLowerCase(), head };
   }
   const start = req.startBranch ?? req.branch;
-  const startHead = start === req.branch ? head : await refSha(dir, `refs/heads/${start}`);
+  const startHead = start === req.branch ? head : await resolveRevision(dir, `refs/heads/${start}`);
   if (!startHead) {
     if (await isEmptyRepository(dir)) return { parent: null, head };
     throw apiError('You can only create or edit files when you are on a branch');
@@ -138,7 +130,7 @@ async function commitNow(c: Container, actor: Actor, repo: RepositoryRef, req: C
 
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const { parent, head } = await startingPoint(dir, req);
-    if (!head && !(await validBranchName(dir, req.branch))) {
+    if (!head && !isValidBranchName(req.branch)) {
       throw apiError(`Something went wrong when we tried to create '${req.branch}' for you: Branch name is invalid`);
     }
     for (const a of req.actions) {

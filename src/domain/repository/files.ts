@@ -4,8 +4,7 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Container } from '../../container.js';
-import { finished, gitStream } from '../../git/git.js';
-import { blobAt, lastCommitFor, readBlob, readCommit } from '../../git/objects.js';
+import { blobAt, blobStream, lastCommitFor, readBlob, readCommit } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
 import { commitActions, decodeContent, readableRepository, writableRepository, type ActionInput } from './commits.js';
@@ -85,11 +84,9 @@ const looksBinary = (b: Buffer) => b.subarray(0, 8000).includes(0);
 /** A file's raw bytes, streamed from git; the type is decided on the first chunk. */
 export async function rawFile(c: Container, actor: Actor | null, idOrPath: number | string, filePath: string, ref: string | undefined): Promise<RawFile> {
   const { repo, blob } = await locate(c, actor, idOrPath, filePath, ref);
-  const child = gitStream(['cat-file', 'blob', blob.sha], { gitDir: repo.dir });
-  child.stdin.end();
-  const done = finished(child);
+  const { stdout, done, stop } = blobStream(repo.dir, blob.sha);
   done.catch(() => undefined); // a failure shows as a short body; the status is already sent
-  const it = child.stdout[Symbol.asyncIterator]();
+  const it = stdout[Symbol.asyncIterator]();
   const first = await it.next();
   const head: Buffer = first.done ? Buffer.alloc(0) : (first.value as Buffer);
   async function* body() {
@@ -102,7 +99,7 @@ export async function rawFile(c: Container, actor: Actor | null, idOrPath: numbe
   }
   const name = blob.path.split('/').pop()!;
   const stream = Readable.from(body());
-  stream.on('close', () => child.kill()); // a client that went away leaves no git behind
+  stream.on('close', stop); // a client that went away leaves no git behind
   return {
     stream,
     contentType: looksBinary(head) ? 'application/octet-stream' : 'text/plain; charset=utf-8',

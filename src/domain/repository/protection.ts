@@ -107,7 +107,7 @@ export async function checkRefUpdates(c: Container, actor: Actor, project: Proje
     if (!canPush) throw forbidden(REF_MESSAGES.pushProtected);
 
     if (rules.some((r) => r.code_owner_approval_required === 1)) {
-      const paths = u.changedPaths ?? (await diffPaths(dir, u.oldSha, u.newSha, u.objectEnv));
+      const paths = u.changedPaths ?? (await diffPaths(dir, u.oldSha, u.newSha, u.objectEnv)) ?? [];
       const matched = await codeOwnerMatches(dir, u.oldSha, paths);
       if (matched.length) throw forbidden(codeOwnersMessage(matched));
     }

@@ -9,7 +9,7 @@
 import type { Container } from '../../container.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { touchProjectActivity } from '../../db/repos/repository_statistics.js';
-import { git } from '../../git/git.js';
+import { countCommits, newestMessage, resolveRevision } from '../../git/repository.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { enqueuePushPipelines } from '../ci/push_pipelines.js';
@@ -109,18 +109,18 @@ async function commitsOf(c: Container, project: ProjectRow, ch: PublishedRefChan
   if (ch.commitCount !== undefined) return { count: ch.commitCount, title: ch.commitTitle ?? null };
   if (ch.newSha === ZERO_SHA) return { count: 0, title: null };
   const dir = repositoryDir(c, project.id);
-  let range: string[];
-  if (isTag(ch.ref)) range = ['-1', `${ch.newSha}^{commit}`];
-  else if (ch.oldSha !== ZERO_SHA) range = [ch.newSha, `^${ch.oldSha}`];
+  const rev = isTag(ch.ref) ? `${ch.newSha}^{commit}` : ch.newSha;
+  let not: string | null = null;
+  if (isTag(ch.ref)) not = null;
+  else if (ch.oldSha !== ZERO_SHA) not = ch.oldSha;
   else {
     const defaultRef = `refs/heads/${project.default_branch ?? 'main'}`;
-    const hasDefault = ch.ref !== defaultRef && (await git(['rev-parse', '--verify', '--quiet', defaultRef], { gitDir: dir, okCodes: [1] })).code === 0;
-    range = hasDefault ? [ch.newSha, `^${defaultRef}`] : [ch.newSha];
+    if (ch.ref !== defaultRef && (await resolveRevision(dir, defaultRef))) not = defaultRef;
   }
-  const count = Number((await git(['rev-list', '--count', ...range, '--'], { gitDir: dir })).stdout.toString().trim());
+  const count = await countCommits(dir, rev, not, isTag(ch.ref) ? 1 : undefined);
   if (count === 0) return { count, title: null };
-  const message = (await git(['log', '-1', '--format=%B', ...range, '--'], { gitDir: dir })).stdout.toString('utf8');
-  return { count, title: commitTitle(message) };
+  const message = await newestMessage(dir, rev, not);
+  return { count, title: message === null ? null : commitTitle(message) };
 }
 
 /** First line, trimmed, cut to 70 characters with an ellipsis (Rails' truncate). */

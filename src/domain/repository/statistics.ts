@@ -11,7 +11,7 @@ import {
   type RepositoryStatisticsRow,
 } from '../../db/repos/repository_statistics.js';
 import { treeLanguages } from '../../git/languages.js';
-import { commitCount, repositorySize, packRefs } from '../../git/repository.js';
+import { countCommits, repositorySize, packRefs } from '../../git/repository.js';
 import { nowIso } from '../shared/time.js';
 import { repositoryDir } from './service.js';
 
@@ -26,7 +26,7 @@ export async function refreshRepositoryStatistics(c: Container, projectId: numbe
   const branch = project.default_branch ?? 'main';
   const row: RepositoryStatisticsRow = {
     projectId,
-    commitCount: await commitCount(dir, `refs/heads/${branch}`),
+    commitCount: await countCommits(dir, `refs/heads/${branch}`),
     repositorySize: repositorySize(dir),
     languages: await treeLanguages(dir, `refs/heads/${branch}`),
     refreshedAt: nowIso(),

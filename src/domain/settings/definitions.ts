@@ -5,9 +5,10 @@
 
 /**
  * Value kinds. `string` settings may always be null; `integer?` and `strings?` are the nullable
- * variants of `integer` and `strings`.
+ * variants of `integer` and `strings`. `decimal` is the reference's numeric column (a BigDecimal,
+ * sent as a string: "1.0"); `float` its float column (sent as a number).
  */
-export type SettingType = 'boolean' | 'integer' | 'integer?' | 'decimal' | 'string' | 'strings' | 'strings?' | 'integers' | 'object';
+export type SettingType = 'boolean' | 'integer' | 'integer?' | 'decimal' | 'float' | 'string' | 'strings' | 'strings?' | 'integers' | 'object';
 
 /** A bound: a number, or the name of another setting whose current value is the bound. */
 export type Bound = number | string;
@@ -208,7 +209,7 @@ export const SETTINGS = {
   performance_bar_allowed_group_id: { type: 'integer?', default: null },
 
   // ---- decimals
-  external_authorization_service_timeout: { type: 'decimal', default: 0.5, gte: 0.001, lte: 10 },
+  external_authorization_service_timeout: { type: 'float', default: 0.5, gte: 0.001, lte: 10 },
   polling_interval_multiplier: { type: 'decimal', default: 1.0, gte: 0 },
 
   // ---- strings
@@ -283,7 +284,7 @@ export type SettingName = keyof typeof SETTINGS;
 
 type ValueOfType<T extends SettingType> = T extends 'boolean'
   ? boolean
-  : T extends 'integer' | 'decimal'
+  : T extends 'integer' | 'decimal' | 'float'
     ? number
     : T extends 'integer?'
       ? number | null
