@@ -49,13 +49,19 @@ export async function buildHistory(dir: string, commits: number): Promise<void> 
   await done;
 }
 
+/** A new private project and its clone URL with root's credentials. */
+export async function benchProject(ctx: BenchContext, name: string): Promise<{ project: any; remote: URL }> {
+  const project = await ctx.api('POST', '/api/v4/projects', { name, visibility: 'private' });
+  const remote = new URL(`${ctx.url}/${project.path_with_namespace}.git`);
+  remote.username = 'root';
+  remote.password = ctx.token;
+  return { project, remote };
+}
+
 async function seed(ctx: BenchContext): Promise<SeededGit> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-git-'));
   try {
-    const project = await ctx.api('POST', '/api/v4/projects', { name: 'bench-git', visibility: 'private' });
-    const remote = new URL(`${ctx.url}/${project.path_with_namespace}.git`);
-    remote.username = 'root';
-    remote.password = ctx.token;
+    const { project, remote } = await benchProject(ctx, 'bench-git');
 
     let t = process.hrtime.bigint();
     const local = path.join(tmp, 'local.git');

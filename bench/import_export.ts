@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BenchContext } from './run.js';
-import { COMMIT_COUNT, buildHistory, waitForIdleQueue } from './git.js';
+import { COMMIT_COUNT, benchProject, buildHistory, waitForIdleQueue } from './git.js';
 import { rssOf } from './server.js';
 import { git, gitText } from '../src/git/git.js';
 import { openDatabase } from '../src/db/dialect.js';
@@ -64,10 +64,7 @@ async function poll(ctx: BenchContext, p: string, field: string, ends: string[])
 async function seed(ctx: BenchContext): Promise<SeededImportExport> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-ie-'));
   try {
-    const project = await ctx.api('POST', '/api/v4/projects', { name: 'bench-export', visibility: 'private' });
-    const remote = new URL(`${ctx.url}/${project.path_with_namespace}.git`);
-    remote.username = 'root';
-    remote.password = ctx.token;
+    const { project, remote } = await benchProject(ctx, 'bench-export');
     const local = path.join(tmp, 'local.git');
     await buildHistory(local, COMMIT_COUNT);
     await git(['push', '--quiet', remote.toString(), 'main:refs/heads/main'], { gitDir: local });
