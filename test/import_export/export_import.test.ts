@@ -239,6 +239,8 @@ for (const dialect of DIALECTS) {
         ['a relation line that is not JSON', rawTarGz([{ name: 'VERSION', body: '0.2.4' }, { name: 'tree/project.json', body: '{}' },
           { name: 'tree/project/custom_attributes.ndjson', body: '{"key":"a","value":"b"}\n{broken\n' }]), 'Incorrect JSON format'],
       ];
+      cases.push(['a bundle that is not a bundle', rawTarGz([{ name: 'VERSION', body: '0.2.4' }, { name: 'tree/project.json', body: '{}' }, { name: 'project.bundle', body: '# v2 git bundle\nnonsense\n' }]),
+        'The repository bundle could not be read (not a git bundle, or objects that fail the checks)']);
       for (const [what, archive, message] of cases) {
         it(what, async () => {
           const r = await postImport(t, archive, [['path', `hostile-${Math.random().toString(36).slice(2, 8)}`]], (await importer()).token);

@@ -246,7 +246,7 @@ export async function runImport(c: Container, payload: { projectId: number }): P
     const defaultBranch = (override.default_branch as string | undefined) ?? (attributes.default_branch as string | undefined) ?? project.default_branch ?? 'main';
     await initBare(repo, defaultBranch);
     let head: string | null = null;
-    if (fs.existsSync(path.join(dir, FILES.bundle))) head = await fetchBranches(repo, path.join(dir, FILES.bundle), defaultBranch);
+    if (fs.existsSync(path.join(dir, FILES.bundle))) head = await fetchBranches(c, repo, path.join(dir, FILES.bundle), defaultBranch);
 
     await restoreRelations(c, project, imp.user_id, imp.correlation_id, dir, { attributes, override, overrideVisibility, head });
     await restoreFiles(c, project.id, dir);
@@ -315,12 +315,14 @@ function visibilityOverride(o: Record<string, unknown>): number | undefined {
 }
 
 /** Fetches the bundle's branches and tags; HEAD names the default branch (else the bundle's HEAD, else the first branch). */
-async function fetchBranches(repo: string, bundle: string, wanted: string): Promise<string | null> {
+async function fetchBranches(c: Container, repo: string, bundle: string, wanted: string): Promise<string | null> {
   let head: string | null;
   try {
     head = (await fetchBundle(repo, bundle)).head;
   } catch (err) {
-    throw new ImportError(`The repository bundle could not be read: ${String((err as Error).message).split('\n')[0]}`);
+    // git's own words name server paths: they go to the log, not to the user
+    c.log.warn({ err }, 'an imported bundle could not be fetched');
+    throw new ImportError('The repository bundle could not be read (not a git bundle, or objects that fail the checks)');
   }
   const branches = await branchNames(repo);
   if (branches.length === 0) return null;
