@@ -295,6 +295,20 @@ for (const dialect of DIALECTS) {
         assert.equal((await t.get(`/api/v4/projects/${priv.id}/import`, stranger.token)).status, 404);
       });
 
+      it("a maintainer's export carries no members (the reference exports them for owners only)", async () => {
+        const p = await makeRepoProject(t, { name: 'Team' });
+        const m = await t.createUser();
+        await addMember(t, 'Project', p.id, m.id, 40);
+        await addMember(t, 'Project', p.id, dev.id, 30);
+        assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/export`, { token: m.token })).status, 202);
+        await runImportExportJobs(t);
+        const res = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${p.id}/export/download`, headers: { 'private-token': m.token } });
+        assert.equal(res.statusCode, 200);
+        const tar = zlib.gunzipSync(res.rawPayload).toString('latin1');
+        assert.ok(tar.includes('./tree/project/project_members.ndjson'));
+        assert.ok(!tar.includes(dev.username), 'no member is named in the archive');
+      });
+
       it('project_export_enabled off: the export endpoints are 404', async () => {
         await t.request('PUT', '/api/v4/application/settings', { body: { project_export_enabled: false } });
         const r = await t.get(`/api/v4/projects/${source.id}/export`);
