@@ -167,7 +167,9 @@ for (const dialect of DIALECTS) {
     it('overwrite replaces the project at that path; override_params win over the archive', async () => {
       const first = await postImport(t, archive, [['path', 'target']]);
       await runImportExportJobs(t);
-      const again = await postImport(t, archive, [['path', 'target'], ['overwrite', 'true'], ['override_params[description]', 'Overridden'], ['override_params[visibility]', 'private']]);
+      const again = await postImport(t, archive, [['path', 'target'], ['overwrite', 'true'], ['override_params[description]', 'Overridden'], ['override_params[visibility]', 'private'],
+        ['override_params[issues_enabled]', 'true'], ['override_params[ci_default_git_depth]', '3'], ['override_params[merge_method]', 'rebase_merge'],
+        ['override_params[unknown_key]', 'ignored'], ['override_params[default_branch]', '']]);
       assert.equal(again.status, 201, again.text);
       await runImportExportJobs(t);
       const p = await t.get(`/api/v4/projects/${encodeURIComponent(`root/target`)}`);
@@ -175,6 +177,7 @@ for (const dialect of DIALECTS) {
       assert.equal(p.body.id, again.body.id);
       assert.equal(p.body.description, 'Overridden');
       assert.equal(p.body.visibility, 'private');
+      assert.deepEqual([p.body.issues_enabled, p.body.ci_default_git_depth, p.body.merge_method, p.body.default_branch], [true, 3, 'rebase_merge', 'main']);
       assert.equal((await t.get(`/api/v4/projects/${first.body.id}`)).status, 404);
 
       const taken = await postImport(t, archive, [['path', 'target']]);

@@ -28,11 +28,11 @@ import { NdjsonFormatError, readNdjson } from '../../import_export/ndjson.js';
 import { ArchiveError, DEFAULT_LIMITS, readArchive } from '../../import_export/reader.js';
 import type { Actor } from '../auth/actor.js';
 import { apiError, DomainError, forbidden, notFound } from '../errors.js';
-import { ACCESS, VISIBILITY } from '../members/policy.js';
+import { ACCESS } from '../members/policy.js';
 import { getNamespace } from '../namespaces/service.js';
 import { PROJECT_DESTROY_JOB } from '../projects/lifecycle.js';
 import { canAdminProject } from '../projects/policy.js';
-import { createProject, findProject, projectSettings, view, type ProjectView } from '../projects/service.js';
+import { createProject, findProject, projectSettings, settingsPatch, view, type ProjectView } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
 import { scheduleRepositoryRefresh } from '../repository/statistics.js';
 import { getSettings } from '../settings/service.js';
@@ -42,7 +42,7 @@ import type { IncomingFile } from '../projects/files.js';
 import { openS3Object } from '../../storage/s3.js';
 import { mapsImportedMembers } from './policy.js';
 import {
-  ciCdSettingsPatch, customAttributeFrom, memberFrom, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
+  ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
   type ExportedMember,
 } from './relations.js';
 
@@ -238,8 +238,9 @@ export async function runImport(c: Container, payload: { projectId: number }): P
     checkVersion(await readText(path.join(dir, FILES.version), 1024));
 
     const attributes = await readProjectTree(dir);
-    const override = projectPatchFrom(JSON.parse(imp.override_params) as Record<string, unknown>);
-    const overrideVisibility = visibilityOverride(JSON.parse(imp.override_params) as Record<string, unknown>);
+    // override_params win over the archive; empty strings are dropped, as the reference does
+    const overrideInput = overrideSettings(Object.fromEntries(Object.entries(JSON.parse(imp.override_params) as Record<string, unknown>).filter(([, v]) => v !== '')));
+    const { visibility_level: overrideVisibility, ...override } = settingsPatch(overrideInput) as Partial<ProjectRow>;
 
     // The repository first: the database rows land only with it in place.
     removeRepository(repo);
@@ -307,11 +308,6 @@ async function readProjectTree(dir: string): Promise<Record<string, unknown>> {
   }
   if (!tree || typeof tree !== 'object' || Array.isArray(tree)) throw new NdjsonFormatError();
   return tree as Record<string, unknown>;
-}
-
-function visibilityOverride(o: Record<string, unknown>): number | undefined {
-  const v = o.visibility;
-  return typeof v === 'string' && v in VISIBILITY ? VISIBILITY[v as keyof typeof VISIBILITY] : undefined;
 }
 
 /** Fetches the bundle's branches and tags; HEAD names the default branch (else the bundle's HEAD, else the first branch). */

@@ -8,6 +8,7 @@ import type { AccessEntryRow, ProtectedBranchRow } from '../../db/repos/protecte
 import type { CustomAttributeRow } from '../../db/repos/custom_attributes.js';
 import type { PlannedJob } from '../../ci/config/types.js';
 import { ACCESS } from '../members/policy.js';
+import type { ProjectSettingsInput } from '../projects/service.js';
 
 type Rec = Record<string, unknown>;
 type PipelineRow = Selectable<CiPipelinesTable>;
@@ -106,6 +107,35 @@ export function projectPatchFrom(a: Rec): Partial<ProjectRow> {
   };
   return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<ProjectRow>;
 }
+
+/**
+ * override_params: the project API's own parameters (the reference's optional_project_params),
+ * as a multipart form sends them (strings); unknown keys and values that do not fit are dropped.
+ */
+export function overrideSettings(o: Record<string, unknown>): ProjectSettingsInput {
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(o)) {
+    if (!OVERRIDABLE.has(key)) continue;
+    const kind = OVERRIDABLE.get(key)!;
+    const v = kind === 'boolean' ? bool(raw) : kind === 'integer' ? int(raw) : kind === 'string' ? str(raw) : (kind as readonly string[]).includes(str(raw) ?? '') ? raw : undefined;
+    if (v !== undefined) out[key] = v;
+  }
+  return out as ProjectSettingsInput;
+}
+
+const LEVELS = ['disabled', 'private', 'enabled'] as const;
+const OVERRIDABLE = new Map<string, 'boolean' | 'integer' | 'string' | readonly string[]>([
+  ['description', 'string'], ['default_branch', 'string'], ['visibility', ['private', 'internal', 'public']],
+  ['issues_enabled', 'boolean'], ['merge_requests_enabled', 'boolean'], ['jobs_enabled', 'boolean'], ['wiki_enabled', 'boolean'],
+  ['snippets_enabled', 'boolean'], ['container_registry_enabled', 'boolean'], ['container_registry_access_level', LEVELS],
+  ['security_and_compliance_access_level', LEVELS], ['resolve_outdated_diff_discussions', 'boolean'], ['shared_runners_enabled', 'boolean'],
+  ['ci_default_git_depth', 'integer'], ['ci_forward_deployment_enabled', 'boolean'], ['ci_separated_caches', 'boolean'], ['ci_config_path', 'string'],
+  ['public_jobs', 'boolean'], ['public_builds', 'boolean'], ['only_allow_merge_if_pipeline_succeeds', 'boolean'], ['allow_merge_on_skipped_pipeline', 'boolean'],
+  ['restrict_user_defined_variables', 'boolean'], ['only_allow_merge_if_all_discussions_are_resolved', 'boolean'],
+  ['remove_source_branch_after_merge', 'boolean'], ['request_access_enabled', 'boolean'], ['merge_method', ['merge', 'rebase_merge', 'ff']],
+  ['squash_option', ['never', 'always', 'default_on', 'default_off']], ['autoclose_referenced_issues', 'boolean'],
+  ['suggestion_commit_message', 'string'], ['merge_commit_template', 'string'], ['squash_commit_template', 'string'],
+]);
 
 // ---- project_feature, ci_cd_settings (one record each) ----
 
