@@ -223,8 +223,8 @@ export async function runImport(c: Container, payload: { projectId: number }): P
   const project = await findProjectById(c.db, payload.projectId);
   const imp = project ? await findImport(c.db, project.id) : undefined;
   if (!project || !imp) return;
-  if (project.import_status === 'finished') return completeOverwrite(c, project.id);
-  if (project.import_status === 'failed') return;
+  if (project.import_status === 'finished') return finishImport(c, project.id);
+  if (project.import_status === 'failed') return dropArchive(c, project.id);
   await setImportState(c.db, project.id, { import_status: 'started', updated_at: nowIso() });
 
   const dir = workDir(c, project.id);
@@ -242,31 +242,41 @@ export async function runImport(c: Container, payload: { projectId: number }): P
     const overrideInput = overrideSettings(Object.fromEntries(Object.entries(JSON.parse(imp.override_params) as Record<string, unknown>).filter(([, v]) => v !== '')));
     const { visibility_level: overrideVisibility, ...override } = settingsPatch(overrideInput) as Partial<ProjectRow>;
 
-    // The repository first: the database rows land only with it in place.
+    // The repository and the files first: the database rows land last, in one transaction.
     removeRepository(repo);
     const defaultBranch = (override.default_branch as string | undefined) ?? (attributes.default_branch as string | undefined) ?? project.default_branch ?? 'main';
     await initBare(repo, defaultBranch);
     let head: string | null = null;
     if (fs.existsSync(path.join(dir, FILES.bundle))) head = await fetchBranches(c, repo, path.join(dir, FILES.bundle), defaultBranch);
-
-    await restoreRelations(c, project, imp.user_id, imp.correlation_id, dir, { attributes, override, overrideVisibility, head });
-    await restoreFiles(c, project.id, dir);
-    await scheduleRepositoryRefresh(c, project.id);
-    await completeOverwrite(c, project.id);
+    const avatar = await restoreFiles(c, project.id, dir);
+    await restoreRelations(c, project, imp.user_id, imp.correlation_id, dir, { attributes, override: { ...override, ...(avatar ? { avatar_path: avatar } : {}) }, overrideVisibility, head });
   } catch (err) {
     const message = failureMessage(err);
     if (message === null) c.log.error({ err, projectId: project.id }, 'project import failed');
-    // No half project: the repository goes back to empty; the rows never landed.
+    // No half project: the repository goes back to empty, the files go; the rows never landed.
     removeRepository(repo);
     await initBare(repo, project.default_branch ?? 'main').catch(() => {});
+    await c.storage.deletePrefix(`projects/${project.id}/`);
     await setImportState(c.db, project.id, { import_status: 'failed', import_error: message ?? String((err as Error)?.message ?? err), updated_at: nowIso() });
+    return dropArchive(c, project.id);
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });
-    if (imp.archive_key) {
-      await c.storage.delete(imp.archive_key);
-      await updateImport(c.db, project.id, { archive_key: null, updated_at: nowIso() });
-    }
   }
+  await finishImport(c, project.id);
+}
+
+/** After the rows landed (idempotent, so a failure here is retried by the queue): statistics, the overwrite swap, the archive's removal. */
+async function finishImport(c: Container, projectId: number): Promise<void> {
+  await scheduleRepositoryRefresh(c, projectId);
+  await completeOverwrite(c, projectId);
+  await dropArchive(c, projectId);
+}
+
+async function dropArchive(c: Container, projectId: number): Promise<void> {
+  const imp = await findImport(c.db, projectId);
+  if (!imp?.archive_key) return;
+  await c.storage.delete(imp.archive_key);
+  await updateImport(c.db, projectId, { archive_key: null, updated_at: nowIso() });
 }
 
 /** The message a user reads for an expected failure; null for an unexpected one (logged). */
@@ -477,8 +487,8 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
   });
 }
 
-/** uploads/<secret>/<file> and avatar/<file> of the archive into blob storage. */
-async function restoreFiles(c: Container, projectId: number, dir: string): Promise<void> {
+/** uploads/<secret>/<file> and avatar/<file> of the archive into blob storage; the avatar's name, if any. */
+async function restoreFiles(c: Container, projectId: number, dir: string): Promise<string | null> {
   const uploads = path.join(dir, FILES.uploadsDir);
   if (fs.existsSync(uploads)) {
     for (const secret of await fs.promises.readdir(uploads)) {
@@ -495,9 +505,10 @@ async function restoreFiles(c: Container, projectId: number, dir: string): Promi
     const file = (await fs.promises.readdir(avatarDir)).find((f) => /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(f));
     if (file && (await fs.promises.stat(path.join(avatarDir, file))).size <= 200 * 1024) {
       await c.storage.put(`projects/${projectId}/avatar/${file}`, fs.createReadStream(path.join(avatarDir, file)));
-      await updateProjectRow(c.db, projectId, { avatar_path: file, updated_at: nowIso() });
+      return file;
     }
   }
+  return null;
 }
 
 /** overwrite: the finished import takes the replaced project's path and name; the old one goes. */
