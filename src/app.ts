@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
-import type { Container } from './container.js';
+import type { Container } from './domain/context.js';
 import { cleanupUploads, parseQuery, registerBodyParsers } from './http/content.js';
 import { INTERNAL, UNKNOWN_ROUTE, toHttpError } from './http/errors.js';
 import { registerRoute, routeUrl, sendJson, type ApiRoute } from './http/route.js';

@@ -5,7 +5,7 @@
 import zlib from 'node:zlib';
 import { pipeline, type Readable, type Writable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Container } from '../container.js';
+import type { Container } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { gitAccess, gitActor, type BasicCredentials } from '../domain/repository/git_access.js';
 import {

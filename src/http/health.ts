@@ -3,7 +3,7 @@
 //   /-/liveness   200 {"status":"ok"}: the event loop is not stuck
 //   /-/readiness  200 or 503 {"status":"ok"|"failed", "<name>_check":[{"status":…, "message"?}]}
 import type { FastifyInstance } from 'fastify';
-import type { Container } from '../container.js';
+import type { Container } from '../domain/context.js';
 import { readiness } from '../domain/health/service.js';
 import { sendJson } from './route.js';
 

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type as T, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import fastJson from 'fast-json-stringify';
-import type { Container } from '../container.js';
+import type { Container } from '../domain/context.js';
 import { isAdmin, type Actor } from '../domain/auth/actor.js';
 import { authenticate, requireScope, sudo } from '../domain/auth/service.js';
 import { badRequest, forbidden, unauthorized } from '../domain/errors.js';

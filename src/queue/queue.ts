@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../db/schema.js';
 import {
-  insertJob, leaseNextJob, markDead, markDone, markRetry, pruneJobs, renewLease, requeueExpiredLeases,
+  insertBackgroundJob, leaseNextJob, markDead, markDone, markRetry, pruneJobs, renewLease, requeueExpiredLeases,
   type BackgroundJobRow, type Lease,
 } from '../db/repos/background_jobs.js';
 import { Sleepers } from '../domain/shared/sleepers.js';
@@ -114,7 +114,7 @@ export class Queue {
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error('maxAttempts must be a whole number ≥ 1');
     const now = new Date().toISOString();
     const runAt = opts.runAt === undefined ? now : new Date(opts.runAt).toISOString();
-    const id = await insertJob(opts.trx ?? this.db, {
+    const id = await insertBackgroundJob(opts.trx ?? this.db, {
       kind, payload: json, state: 'queued', attempts: 0, max_attempts: maxAttempts,
       run_at: runAt, created_at: now, updated_at: now,
     });

@@ -4,7 +4,8 @@ import { DIALECTS, EXTERNAL_URL, buildTestApp, keysOf, type TestApp } from '../h
 import { makeProject } from '../helpers/projects.js';
 import { BRANCH_KEYS, COMMIT_KEYS, branchTip, commitOn, makeCommit, repoDir, setBranch } from '../helpers/branches.js';
 import { testQueue, waitFor } from '../helpers/queue.js';
-import { registerBranchJobs } from '../../src/domain/branches/service.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
+import { DELETE_MERGED_BRANCHES_JOB } from '../../src/domain/branches/service.js';
 import { git } from '../../src/git/git.js';
 
 async function addProjectMember(t: TestApp, projectId: number, userId: number, level: number): Promise<void> {
@@ -15,7 +16,7 @@ async function addProjectMember(t: TestApp, projectId: number, userId: number, l
 /** Runs the queued merged-branches jobs as a node's workers would. */
 async function runBranchJobs(t: TestApp): Promise<void> {
   const queue = testQueue(t.c.db);
-  registerBranchJobs({ ...t.c, queue });
+  registerBackgroundJobs({ ...t.c, queue }, [DELETE_MERGED_BRANCHES_JOB]);
   queue.start();
   try {
     await waitFor('branch jobs', async () => {

@@ -3,7 +3,7 @@
 // state.createPipelineRecords and jobs driven through state.ts (the runner is off in tests).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { findJob } from '../../src/db/repos/ci_jobs.js';
+import { findCiJob } from '../../src/db/repos/ci_jobs.js';
 import { findProjectById, type ProjectRow } from '../../src/db/repos/projects.js';
 import { storeArtifact } from '../../src/domain/ci/artifacts.js';
 import { finishJob, startJob } from '../../src/domain/ci/state.js';
@@ -296,7 +296,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.status, 201, r.text);
       assert.deepEqual(keysOf(r.body), JOB_KEYS);
       assert.equal(r.body.status, 'canceled');
-      assert.equal((await findJob(t.c.db, jobs.a.id))!.status, 'canceled');
+      assert.equal((await findCiJob(t.c.db, jobs.a.id))!.status, 'canceled');
 
       await runJob(t, jobs.b.id);
       const done = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.b.id}/cancel`, { token: dev.token });
@@ -324,7 +324,7 @@ for (const dialect of DIALECTS) {
         const r = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${id}/${action}`, { token: dev.token });
         assert.deepEqual([r.status, r.body], [403, { message: '403 Forbidden' }], action);
       }
-      assert.equal((await findJob(t.c.db, jobs.a.id))!.status, 'pending');
+      assert.equal((await findCiJob(t.c.db, jobs.a.id))!.status, 'pending');
       const byMaintainer = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.a.id}/cancel`, { token: maintainer.token });
       assert.equal(byMaintainer.status, 201, byMaintainer.text);
       assert.equal(byMaintainer.body.status, 'canceled');
@@ -349,7 +349,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.body.finished_at, null);
       assert.equal(r.body.duration, null);
       assert.equal(r.body.user.id, dev.id);
-      assert.equal((await findJob(t.c.db, jobs.a.id))!.retried, 1);
+      assert.equal((await findCiJob(t.c.db, jobs.a.id))!.retried, 1);
 
       const pending = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.b.id}/retry`, { token: dev.token });
       assert.deepEqual([pending.status, pending.body], [403, { message: '403 Forbidden - Job is not retryable' }]);
@@ -376,7 +376,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.body.status, 'success');
       assert.deepEqual(r.body.artifacts, []);
       assert.equal(r.body.artifacts_expire_at, null);
-      const erased = (await findJob(t.c.db, jobs.mine.id))!;
+      const erased = (await findCiJob(t.c.db, jobs.mine.id))!;
       assert.ok(erased.erased_at);
       assert.equal(erased.erased_by_id, dev.id);
       const trace = await t.get(`/api/v4/projects/${api.id}/jobs/${jobs.mine.id}/trace`, dev.token);
@@ -397,7 +397,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.theirs.id}/erase`, { token: reporter.token })).status, 403);
       const byMaintainer = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.theirs.id}/erase`, { token: maintainer.token });
       assert.equal(byMaintainer.status, 201, byMaintainer.text);
-      assert.equal((await findJob(t.c.db, jobs.theirs.id))!.erased_by_id, maintainer.id);
+      assert.equal((await findCiJob(t.c.db, jobs.theirs.id))!.erased_by_id, maintainer.id);
       const blobs = await t.c.db.selectFrom('ci_job_artifacts').select('id').where('job_id', 'in', [jobs.mine.id, jobs.theirs.id]).execute();
       assert.deepEqual(blobs, []);
     });
@@ -414,7 +414,7 @@ for (const dialect of DIALECTS) {
       try {
         assert.equal((await t.request('POST', `/api/v4/projects/${api.id}/jobs/${old.id}/erase`, { token: dev.token })).status, 403);
         assert.equal((await t.request('POST', `/api/v4/projects/${api.id}/jobs/${old.id}/retry`, { token: dev.token })).status, 403);
-        assert.equal((await findJob(t.c.db, old.id))!.erased_at, null);
+        assert.equal((await findCiJob(t.c.db, old.id))!.erased_at, null);
       } finally {
         await t.request('PUT', '/api/v4/application/settings', { body: { archive_builds_in_human_readable: '' } });
       }
@@ -437,7 +437,7 @@ for (const dialect of DIALECTS) {
         body: { job_variables_attributes: [{ key: 'not ok', value: 'x' }] },
       });
       assert.equal(bad.status, 400);
-      assert.equal((await findJob(t.c.db, jobs.deploy.id))!.status, 'manual');
+      assert.equal((await findCiJob(t.c.db, jobs.deploy.id))!.status, 'manual');
       assert.equal((await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.deploy.id}/play`, { token: reporter.token })).status, 403);
       assert.equal((await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.deploy.id}/play`, { token: outsider.token })).status, 404);
 

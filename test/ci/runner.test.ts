@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DIALECTS, ROOT_TOKEN, buildTestApp, type TestApp } from '../helpers/build.js';
 import { waitFor } from '../helpers/queue.js';
-import { findJob, transitionJob } from '../../src/db/repos/ci_jobs.js';
+import { findCiJob, transitionJob } from '../../src/db/repos/ci_jobs.js';
 import { findJobArtifact } from '../../src/db/repos/ci_artifacts.js';
 import { traceChunksAfter } from '../../src/db/repos/ci_traces.js';
 import { cancelJob, startJob } from '../../src/domain/ci/state.js';
@@ -175,7 +175,7 @@ for (const dialect of DIALECTS) {
       await waitFor('the job process to be gone', () => !alive(pid), 15_000);
       await waitFor('the trace to be folded', () => findJobArtifact(t.c.db, long!.id, 'trace'), 15_000);
       await waitFor('the runner to let go', () => !runner.activeJobIds.includes(long!.id), 15_000);
-      const j = await findJob(t.c.db, long!.id);
+      const j = await findCiJob(t.c.db, long!.id);
       assert.equal(j!.status, 'canceled');
       assert.equal(j!.failure_reason, null);
       const log = (await traceText(t, long!.id))!;
@@ -193,7 +193,7 @@ for (const dialect of DIALECTS) {
       await transitionJob(t.c.db, elsewhere!.id, ['running'], { status: 'canceled', updated_at: new Date().toISOString() });
       await waitFor('the job process to be gone', () => !alive(pid), 15_000);
       await waitFor('the runner to let go', () => !runner.activeJobIds.includes(elsewhere!.id), 15_000);
-      assert.equal((await findJob(t.c.db, elsewhere!.id))!.status, 'canceled');
+      assert.equal((await findCiJob(t.c.db, elsewhere!.id))!.status, 'canceled');
     });
 
     it('the trace can be read while the job runs, then in full once it ended', async () => {
@@ -207,7 +207,7 @@ for (const dialect of DIALECTS) {
         const text = await traceText(t, stream!.id);
         return text && /^first-part$/m.test(text) ? text : null;
       }, 60_000);
-      assert.equal((await findJob(t.c.db, stream!.id))!.status, 'running');
+      assert.equal((await findCiJob(t.c.db, stream!.id))!.status, 'running');
       assert.equal(await findJobArtifact(t.c.db, stream!.id, 'trace'), undefined, 'still chunks, no blob');
       assert.ok(!partial.includes('second-part'));
       fs.writeFileSync(gate, '');
@@ -295,7 +295,7 @@ for (const dialect of DIALECTS) {
         const p = await makePipeline(t, rp, [plannedJob('left', { script: [wait] }), plannedJob('right', { script: [wait] })]);
         const jobs = await jobsOf(t, p.id);
         await waitFor('both jobs running at once', async () => {
-          const [l, r] = await Promise.all([findJob(t.c.db, jobs.left!.id), findJob(t.c.db, jobs.right!.id)]);
+          const [l, r] = await Promise.all([findCiJob(t.c.db, jobs.left!.id), findCiJob(t.c.db, jobs.right!.id)]);
           return l!.status === 'running' && r!.status === 'running';
         }, 60_000);
         fs.writeFileSync(gate, '');
@@ -316,7 +316,7 @@ for (const dialect of DIALECTS) {
       const pid = await readPid(pidFile);
       await runner.stop();
       assert.equal(alive(pid), false, 'stop() resolves after the process group is gone');
-      const j = await findJob(t.c.db, interrupted!.id);
+      const j = await findCiJob(t.c.db, interrupted!.id);
       assert.equal(j!.status, 'failed');
       assert.equal(j!.failure_reason, 'runner_system_failure');
       assert.ok(await findJobArtifact(t.c.db, interrupted!.id, 'trace'));

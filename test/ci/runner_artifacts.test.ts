@@ -8,7 +8,7 @@ import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import type { ArtifactsSpec } from '../../src/ci/config/types.js';
 import { gunzipMembers } from '../../src/ci/artifacts/gzip.js';
 import { readArchiveMetadata } from '../../src/ci/artifacts/metadata.js';
-import { findJob } from '../../src/db/repos/ci_jobs.js';
+import { findCiJob } from '../../src/db/repos/ci_jobs.js';
 import { artifactsOfJobs } from '../../src/domain/ci/artifacts.js';
 import type { CiRunner } from '../../src/domain/ci/runner.js';
 import { jobsOf, makePipeline, plannedJob, repoProject, testRunner, traceText, waitForJob, type RepoProject } from './runner_fixtures.js';
@@ -198,7 +198,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(Object.keys(rows), ['trace']);
         assert.match(log, /413 Request Entity Too Large/);
         assert.match(log, /ERROR: Job failed: exit code 1/);
-        assert.equal((await findJob(t.c.db, job.id))!.artifacts_expire_at, null);
+        assert.equal((await findCiJob(t.c.db, job.id))!.artifacts_expire_at, null);
 
         // Under the limit, the same job succeeds.
         const small = await runOne('small-enough', { script: ['head -c 1000 /dev/urandom > big.bin'], artifacts: artifacts({ paths: ['big.bin'] }) });

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { after, before } from 'node:test';
 import type { PlannedJob } from '../../src/ci/config/types.js';
-import { findJob, type JobRow } from '../../src/db/repos/ci_jobs.js';
+import { findCiJob, type JobRow } from '../../src/db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../src/db/repos/ci_pipelines.js';
 import { findProjectById, type ProjectRow } from '../../src/db/repos/projects.js';
 import { CiRunner, type RunnerOptions } from '../../src/domain/ci/runner.js';
@@ -88,7 +88,7 @@ export function appWithRunner(dialect: TestDialect): () => TestApp {
 
 export const waitForJob = (t: TestApp, jobId: number, statuses: string[], timeoutMs = 60_000): Promise<JobRow> =>
   waitFor(`job ${jobId} in ${statuses.join('/')}`, async () => {
-    const j = await findJob(t.c.db, jobId);
+    const j = await findCiJob(t.c.db, jobId);
     return j && statuses.includes(j.status) ? j : null;
   }, timeoutMs);
 

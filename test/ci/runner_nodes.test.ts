@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findJob } from '../../src/db/repos/ci_jobs.js';
+import { findCiJob } from '../../src/db/repos/ci_jobs.js';
 import { failOrphanedJobs, joinNode } from '../../src/domain/ci/runner_nodes.js';
 import { cancelJob, startJob } from '../../src/domain/ci/state.js';
 import { DIALECTS, ROOT_TOKEN, buildTestApp, freshPostgresUrl, type TestApp } from '../helpers/build.js';
@@ -75,25 +75,25 @@ for (const dialect of DIALECTS) {
       assert.equal(await failOrphanedJobs(t.c), 3);
       assert.equal(await failOrphanedJobs(t.c), 0, 'each job fails once');
 
-      const expired = (await findJob(t.c.db, jobs.expired!.id))!;
+      const expired = (await findCiJob(t.c.db, jobs.expired!.id))!;
       assert.deepEqual([expired.status, expired.failure_reason, expired.retried], ['failed', 'runner_system_failure', 0]);
       let log = (await traceText(t, jobs.expired!.id))!;
       assert.match(log, /^partial output$/m, 'the log so far is kept');
       assert.match(log, /ERROR: Job failed \(system failure\): the runner node "node-a" stopped renewing its lease while running this job/);
 
-      const rebooted = (await findJob(t.c.db, jobs.rebooted!.id))!;
+      const rebooted = (await findCiJob(t.c.db, jobs.rebooted!.id))!;
       assert.deepEqual([rebooted.status, rebooted.failure_reason, rebooted.retried], ['failed', 'runner_system_failure', 1]);
       assert.match((await traceText(t, jobs.rebooted!.id))!, /ERROR: Job failed \(system failure\): the runner node "node-b" restarted while running this job/);
       const retry = (await t.c.db.selectFrom('ci_jobs').selectAll().where('pipeline_id', '=', p.id).where('name', '=', 'rebooted').where('id', '!=', rebooted.id).executeTakeFirst())!;
       assert.deepEqual([retry.status, retry.retry_count], ['pending', 1]);
 
-      const orphan = (await findJob(t.c.db, jobs.orphan!.id))!;
+      const orphan = (await findCiJob(t.c.db, jobs.orphan!.id))!;
       assert.deepEqual([orphan.status, orphan.failure_reason], ['failed', 'stuck_or_timeout_failure']);
       log = (await traceText(t, jobs.orphan!.id))!;
       assert.match(log, /^partial output$/m);
       assert.match(log, /stuck or timed out/);
-      assert.equal((await findJob(t.c.db, jobs.live!.id))!.status, 'running');
-      assert.equal((await findJob(t.c.db, jobs.recent!.id))!.status, 'running');
+      assert.equal((await findCiJob(t.c.db, jobs.live!.id))!.status, 'running');
+      assert.equal((await findCiJob(t.c.db, jobs.recent!.id))!.status, 'running');
       for (const j of [jobs.live!, jobs.recent!, retry]) await cancelJob(t.c, j.id);
     });
 
@@ -108,13 +108,13 @@ for (const dialect of DIALECTS) {
         // The same node id, another boot: the node restarted, as far as the database can tell.
         await joinNode(t.c, { nodeId: 'shared-node', bootId: 'another-boot' }, 60_000);
         assert.equal(await failOrphanedJobs(t.c), 1);
-        const failed = (await findJob(t.c.db, long!.id))!;
+        const failed = (await findCiJob(t.c.db, long!.id))!;
         assert.deepEqual([failed.status, failed.failure_reason], ['failed', 'runner_system_failure']);
         await waitFor('the job process to end', () => !alive(pid), 15_000);
         const next = await makePipeline(t, rp, [plannedJob('after')]);
         const { after: later } = await jobsOf(t, next.id);
         await sleep(1000); // ten heartbeats and polls of the displaced runner
-        assert.equal((await findJob(t.c.db, later!.id))!.status, 'pending', 'the displaced runner took no job');
+        assert.equal((await findCiJob(t.c.db, later!.id))!.status, 'pending', 'the displaced runner took no job');
         await cancelJob(t.c, later!.id);
       } finally {
         await runner.stop();

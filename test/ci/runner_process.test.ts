@@ -9,9 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { closeContainer, createContainer, type Container } from '../../src/container.js';
+import { closeContainer, createContainer } from '../../src/container.js';
+import type { Container } from '../../src/domain/context.js';
 import { countDueJobs } from '../../src/db/repos/background_jobs.js';
-import { findJob } from '../../src/db/repos/ci_jobs.js';
+import { findCiJob } from '../../src/db/repos/ci_jobs.js';
 import { findPipeline } from '../../src/db/repos/ci_pipelines.js';
 import { findProjectById } from '../../src/db/repos/projects.js';
 import { createPipelineRecords } from '../../src/domain/ci/state.js';
@@ -100,15 +101,15 @@ for (const dialect of DIALECTS) {
         };
 
         const jobId = await pipeline(['cat data.txt', 'env']);
-        assert.equal((await findJob(c.db, jobId))!.status, 'pending');
+        assert.equal((await findCiJob(c.db, jobId))!.status, 'pending');
         await sleep(2500); // more than two polls of a runner
-        assert.equal((await findJob(c.db, jobId))!.status, 'pending', 'no runner took it');
+        assert.equal((await findCiJob(c.db, jobId))!.status, 'pending', 'no runner took it');
         await server.stop();
         assert.equal(await server.exited, 0, server.stderr());
 
         server = await startServer({ env: { ...env, ANVIL_RUNNER_CONCURRENCY: '1' } });
         const done = await waitFor('the job to run', async () => {
-          const j = await findJob(c!.db, jobId);
+          const j = await findCiJob(c!.db, jobId);
           return j && ['success', 'failed'].includes(j.status) ? j : null;
         }, 60_000);
         const stream = await readTrace(c, jobId);
@@ -134,7 +135,7 @@ for (const dialect of DIALECTS) {
         await last.stop();
         assert.equal(await last.exited, 0, last.stderr());
         assert.equal(alive(pid), false, 'the job process is gone');
-        const stopped = (await findJob(c.db, running))!;
+        const stopped = (await findCiJob(c.db, running))!;
         assert.equal(stopped.status, 'failed');
         assert.equal(stopped.failure_reason, 'runner_system_failure');
       } finally {

@@ -105,6 +105,25 @@ for (const dialect of DIALECTS) {
       assert.equal(admin.code, 0, admin.stderr);
     });
 
+    it('download_code: a guest of a private project, and an external guest of an internal one, may not clone (403 with the reason)', async () => {
+      const guest = await t.createUser();
+      const extGuest = await t.createUser({ external: true });
+      const member = async (projectId: number, userId: number) => {
+        const r = await t.request('POST', `/api/v4/projects/${projectId}/members`, { token: owner.token, body: { user_id: userId, access_level: 10 } });
+        assert.equal(r.status, 201, r.text);
+      };
+      await member(projects.private.id, guest.id);
+      await member(projects.internal.id, extGuest.id);
+      for (const [p, who] of [[projects.private, guest], [projects.internal, extGuest]] as const) {
+        const r = await clone(t, cloneUrl(p.http_url_to_repo, who.token));
+        assert.notEqual(r.code, 0);
+        assert.match(r.stderr, /remote: You are not allowed to download code from this project\./);
+      }
+      // The same guests see the projects (read_project), and the non-external guest clones the internal one.
+      assert.equal((await t.get(`/api/v4/projects/${projects.private.id}`, guest.token)).status, 200);
+      assert.equal((await clone(t, cloneUrl(projects.internal.http_url_to_repo, guest.token))).code, 0);
+    });
+
     it('the info/refs advertisement has the service header and content type; unknown paths are 401 anonymously, 404 signed in', async () => {
       const p = projects.public;
       const r = await fetch(`${p.http_url_to_repo}/info/refs?service=git-upload-pack`);

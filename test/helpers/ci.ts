@@ -3,7 +3,8 @@
 // them, the background push-pipeline jobs run on demand (queue workers are off in tests), and
 // waiting for a pipeline or job to reach a status.
 import type { PlannedJob } from '../../src/ci/config/types.js';
-import { registerPushPipelineJobs, PUSH_PIPELINE_JOB } from '../../src/domain/ci/push_pipelines.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
+import { PUSH_PIPELINE_JOB } from '../../src/domain/ci/push_pipelines.js';
 import type { Res, TestApp } from './build.js';
 import { makeProject } from './projects.js';
 import { testQueue, waitFor } from './queue.js';
@@ -101,7 +102,7 @@ export async function createPipelineOk(t: TestApp, projectId: number, ref = 'mai
  */
 export async function runPushPipelineJobs(t: TestApp, timeoutMs = 20_000): Promise<void> {
   const queue = testQueue(t.c.db);
-  registerPushPipelineJobs({ ...t.c, queue });
+  registerBackgroundJobs({ ...t.c, queue }, [PUSH_PIPELINE_JOB]);
   queue.start();
   try {
     await waitFor(

@@ -5,8 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestApp, Res } from './build.js';
-import { registerExportJobs } from '../../src/domain/import_export/export.js';
-import { registerImportJobs } from '../../src/domain/import_export/import.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
 import { multipart } from './project_resources.js';
 import { testQueue, waitFor } from './queue.js';
 
@@ -15,8 +14,7 @@ const KINDS = ['project_export', 'project_import'];
 /** Runs the queued export and import jobs, as a node's workers would, until none is left. */
 export async function runImportExportJobs(t: TestApp, timeoutMs = 60_000): Promise<void> {
   const queue = testQueue(t.c.db);
-  await registerExportJobs({ ...t.c, queue });
-  registerImportJobs({ ...t.c, queue });
+  registerBackgroundJobs({ ...t.c, queue }, KINDS);
   queue.start();
   try {
     await waitFor('export and import jobs to finish', async () => {

@@ -1,13 +1,13 @@
 // Runs the project jobs that are due, as a node's queue workers would, then stops.
 import type { TestApp } from './build.js';
-import { registerProjectJobs } from '../../src/domain/projects/jobs.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
 import { testQueue, waitFor } from './queue.js';
 
 const KINDS = ['project_destroy', 'project_fork_repository'];
 
 export async function runDueProjectJobs(t: TestApp): Promise<void> {
   const queue = testQueue(t.c.db);
-  registerProjectJobs({ ...t.c, queue });
+  registerBackgroundJobs({ ...t.c, queue }, KINDS);
   queue.start();
   try {
     await waitFor('due project jobs to finish', async () => {

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
-import { closeContainer, createContainer, type Container } from '../../src/container.js';
+import { closeContainer, createContainer } from '../../src/container.js';
+import type { Container } from '../../src/domain/context.js';
 import type { TestApp } from './build.js';
 
 export interface SecondNode {

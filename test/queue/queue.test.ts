@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { openSecondDb, spawnWorker, testQueue, waitFor } from '../helpers/queue.js';
-import { countJobsByState, findJob } from '../../src/db/repos/background_jobs.js';
+import { countJobsByState, findBackgroundJob } from '../../src/db/repos/background_jobs.js';
 import type { DB } from '../../src/db/schema.js';
 import type { Queue } from '../../src/queue/queue.js';
 
@@ -19,7 +19,7 @@ for (const dialect of DIALECTS) {
       started.push(q);
       return q;
     };
-    const job = async (id: number) => (await findJob(db, id))!;
+    const job = async (id: number) => (await findBackgroundJob(db, id))!;
 
     before(async () => {
       t = await buildTestApp(dialect);
@@ -312,9 +312,9 @@ for (const dialect of DIALECTS) {
       const newDead = await make('dead', 24 * 6);
       const oldQueued = await make('queued', 24 * 30);
       assert.deepEqual(await q.cleanup(), { done: 1, dead: 1 });
-      assert.equal(await findJob(db, oldDone), undefined);
-      assert.equal(await findJob(db, oldDead), undefined);
-      for (const id of [newDone, newDead, oldQueued]) assert.ok(await findJob(db, id));
+      assert.equal(await findBackgroundJob(db, oldDone), undefined);
+      assert.equal(await findBackgroundJob(db, oldDead), undefined);
+      for (const id of [newDone, newDead, oldQueued]) assert.ok(await findBackgroundJob(db, id));
     });
 
     it('closing a container with running workers lets the process exit on its own', async () => {

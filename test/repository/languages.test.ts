@@ -9,7 +9,8 @@ import { actorOf, refSha, setRef, writeCommit } from '../helpers/repository.js';
 import { findProjectById } from '../../src/db/repos/projects.js';
 import { publishRefChanges } from '../../src/domain/repository/ref_changes.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
-import { registerRepositoryStatisticsJob } from '../../src/domain/repository/statistics.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
+import { REPOSITORY_REFRESH_JOB } from '../../src/domain/repository/statistics.js';
 import { languageOf, languageShares } from '../../src/git/languages.js';
 import { repositorySize } from '../../src/git/repository.js';
 
@@ -38,7 +39,7 @@ for (const dialect of DIALECTS) {
     /** Runs queued repository refreshes, as a node's workers would. */
     async function runRefreshes() {
       const queue = testQueue(t.c.db);
-      registerRepositoryStatisticsJob({ ...t.c, queue });
+      registerBackgroundJobs({ ...t.c, queue }, [REPOSITORY_REFRESH_JOB]);
       queue.start();
       try {
         await waitFor('refreshes to finish', async () => {

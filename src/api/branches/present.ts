@@ -1,5 +1,5 @@
 // Branch views → the API's Branch shape.
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { BranchView } from '../../domain/branches/service.js';
 import type { CommitInfo } from '../../git/refs.js';
 

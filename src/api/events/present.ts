@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import { actionName, type EventView } from '../../domain/events/service.js';
 import { presentUserBasic } from '../users/present.js';
 import type { Event } from './schemas.js';

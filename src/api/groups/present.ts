@@ -1,8 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { NamespaceRow } from '../../db/repos/namespaces.js';
 import type { GroupTokenRow } from '../../domain/groups/access_tokens.js';
-import type { GroupDetailView, GroupView } from '../../domain/groups/service.js';
+import type { GroupDetailView } from '../../domain/groups/service.js';
+import type { GroupView } from '../../domain/groups/find.js';
 import { visibilityName } from '../../domain/members/policy.js';
 import { today } from '../../domain/shared/time.js';
 import type { Group, GroupAccessToken, GroupDetail } from './schemas.js';

@@ -1,6 +1,6 @@
 // Export and import statuses → the reference's entities.
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { ExportStatusView } from '../../domain/import_export/export.js';
 import type { ImportStatusView } from '../../domain/import_export/import.js';
 import type { ProjectView } from '../../domain/projects/service.js';

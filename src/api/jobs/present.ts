@@ -1,6 +1,6 @@
 // Job views → the Job and Bridge shapes; the job-token lookups.
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { AllowedAgentsView, JobView } from '../../domain/ci/jobs.js';

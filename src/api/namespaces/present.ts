@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { NamespaceView } from '../../domain/namespaces/service.js';
 import { groupAvatarUrl, groupWebUrl } from '../groups/present.js';
 import { avatarUrl } from '../users/present.js';

@@ -1,6 +1,6 @@
 // Pipeline views → the API's Pipeline shapes.
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { PipelineView } from '../../domain/ci/pipelines.js';
 import type { TestReport as TestReportData } from '../../domain/ci/test_reports.js';
 import { pipelineWebUrl } from '../../domain/ci/variables.js';

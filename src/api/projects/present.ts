@@ -1,6 +1,6 @@
 // ProjectView → the Project resource (simple or full form).
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import { visibilityName } from '../../domain/members/policy.js';
 import { canAdminProject, canCreateMergeRequestIn, canReadStatistics, featureAvailable } from '../../domain/projects/policy.js';
 import type { ProjectView } from '../../domain/projects/service.js';

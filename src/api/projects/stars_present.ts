@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { Starrer } from '../../domain/projects/stars.js';
 import { presentUserBasic } from '../users/present.js';
 import type { Starrer as StarrerSchema } from './stars_schemas.js';

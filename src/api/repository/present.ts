@@ -1,5 +1,5 @@
 // Commits and tree entries in the reference's shapes.
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { CommitView } from '../../domain/repository/commits.js';
 import type { TreeEntry } from '../../git/objects.js';
 

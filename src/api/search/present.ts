@@ -1,4 +1,4 @@
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { SearchResult } from '../../domain/search/service.js';
 import { mapPage, type PageResult } from '../../domain/shared/page.js';
 import { presentProjectSimple } from '../projects/present.js';

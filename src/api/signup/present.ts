@@ -1,5 +1,5 @@
 // The web session a sign-up opens, as the cookie the API already honours.
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import { SESSION_COOKIE } from '../../http/auth.js';
 
 export function sessionCookie(c: Container, session: { value: string; expiresAt: string }): string {

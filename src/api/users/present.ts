@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Container } from '../../container.js';
+import type { Container } from '../../domain/context.js';
 import type { UserRow } from '../../db/repos/users.js';
 import { PRIVATE_COMMIT_EMAIL, type UserView } from '../../domain/users/service.js';
 import type { UserBasic, UserDetailsWithAdmin, UserProfile, UserPublic, UserWithAdmin } from './schemas.js';

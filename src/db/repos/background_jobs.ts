@@ -15,10 +15,10 @@ export interface Lease {
   attempts: number;
 }
 
-export const insertJob = async (db: Kysely<DB>, row: Insertable<BackgroundJobsTable>): Promise<number> =>
+export const insertBackgroundJob = async (db: Kysely<DB>, row: Insertable<BackgroundJobsTable>): Promise<number> =>
   (await db.insertInto('background_jobs').values(row).returning('id').executeTakeFirstOrThrow()).id;
 
-export const findJob = (db: Kysely<DB>, id: number) =>
+export const findBackgroundJob = (db: Kysely<DB>, id: number) =>
   db.selectFrom('background_jobs').selectAll().where('id', '=', id).executeTakeFirst();
 
 /**

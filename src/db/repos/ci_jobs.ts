@@ -6,7 +6,7 @@ import type { Db } from './ci_pipelines.js';
 
 export type JobRow = Selectable<CiJobsTable>;
 
-export const findJob = (db: Db, id: number): Promise<JobRow | undefined> =>
+export const findCiJob = (db: Db, id: number): Promise<JobRow | undefined> =>
   db.selectFrom('ci_jobs').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const findProjectJob = (db: Db, projectId: number, id: number): Promise<JobRow | undefined> =>
@@ -57,7 +57,7 @@ export const startedBuildsOfPipelines = (db: Db, pipelineIds: number[]): Promise
 export const updateJob = (db: Db, id: number, patch: Updateable<CiJobsTable>): Promise<JobRow | undefined> =>
   db.updateTable('ci_jobs').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 
-export const insertJob = (db: Db, row: Insertable<CiJobsTable>): Promise<JobRow> =>
+export const insertCiJob = (db: Db, row: Insertable<CiJobsTable>): Promise<JobRow> =>
   db.insertInto('ci_jobs').values(row).returningAll().executeTakeFirstOrThrow();
 
 /** Oldest pending builds first: what a runner picks. Uses (status, id). */

@@ -30,9 +30,10 @@ export interface EventListFilter {
   withoutProject: boolean;
   /**
    * Push events show only where the caller may download code: absent, every push is shown; else
-   * pushes in non-private projects, and in private ones where `reporterIn` gives reporter or more.
+   * pushes in projects of `openLevels` (visibility levels open to the caller), and where
+   * `reporterIn` gives reporter or more.
    */
-  pushes?: { reporterIn: AuthorizedScope | null };
+  pushes?: { openLevels: number[]; reporterIn: AuthorizedScope | null };
   action?: string;
   targetType?: string;
   /** Exclusive bounds on created_at (timestamps). */
@@ -53,12 +54,12 @@ export function pageEvents(db: Kysely<DB>, f: EventListFilter, page: PageRequest
     ]),
   );
   if (f.pushes) {
-    const reporter = f.pushes.reporterIn;
+    const { openLevels, reporterIn: reporter } = f.pushes;
     q = q.where((eb) =>
       eb.or([
         eb('events.action', '!=', 'pushed'),
         eb('projects.id', 'is', null),
-        eb('projects.visibility_level', '>', 0),
+        openLevels.length ? eb('projects.visibility_level', 'in', openLevels) : sql<SqlBool>`1 = 0`,
         reporter ? authorizedCondition(reporter) : sql<SqlBool>`1 = 0`,
       ]),
     );

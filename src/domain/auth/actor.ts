@@ -18,6 +18,9 @@ export interface Actor {
 
 export const isAdmin = (actor: Actor | null): boolean => !!actor && actor.user.admin === 1;
 
+/** A blocked account (by an admin, by LDAP, or pending approval) may not sign in, and may do nothing. */
+export const isBlocked = (user: UserRow): boolean => user.state === 'blocked' || user.state === 'ldap_blocked' || user.state === 'blocked_pending_approval';
+
 /** The reference's `authenticated_as_admin!`: 401 for nobody, 403 for a non-admin. */
 export function requireAdmin(actor: Actor | null): Actor {
   if (!actor) throw unauthorized();

@@ -1,5 +1,5 @@
 // Turning a credential into an Actor, and sudo. The HTTP layer only extracts credentials.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { jobByTokenDigest } from '../../db/repos/ci_jobs.js';
 import { findOauthByDigest, findPatByDigest, findSessionByDigest, touchPat } from '../../db/repos/tokens.js';
 import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';

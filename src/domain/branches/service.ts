@@ -1,7 +1,7 @@
 // Branches of a project's repository: list (search, pages), get, HEAD, create, delete, and
 // "delete merged branches" in the background. Every ref change goes through checkRefUpdates
 // first and publishRefChanges after, like a push.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
 import {
@@ -16,11 +16,10 @@ import {
   type CommitInfo,
 } from '../../git/refs.js';
 import { commitSingleFile, countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import type { Actor } from '../auth/actor.js';
 import { DomainError, exactError, forbidden, invalidParams, notFound } from '../errors.js';
-import { ACCESS, VISIBILITY } from '../members/policy.js';
-import { projectAccess, type ProjectAccess } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { canPushCode, canReadCode, projectAccess, type ProjectAccess } from '../projects/policy.js';
+import { findProject } from '../projects/find.js';
 import { canPushToBranch, developersCan, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
 import { checkRefUpdates, type RefUpdate } from '../repository/protection.js';
 import { publishRefChanges } from '../repository/ref_changes.js';
@@ -44,20 +43,9 @@ export interface BranchView {
   canPush: boolean;
 }
 
-/** download_code: reporters and up; anyone who can see a public or internal project. */
-function ensureCanReadCode(row: ProjectRow, access: ProjectAccess): void {
-  if (access.admin || access.level >= ACCESS.REPORTER || row.visibility_level >= VISIBILITY.internal) return;
-  throw forbidden();
-}
-
-/** push_code: developers and up (admins too) in a project that is not archived. */
-function ensureCanPush(row: ProjectRow, access: ProjectAccess): void {
-  if (row.archived === 1 || !(access.admin || access.level >= ACCESS.DEVELOPER)) throw forbidden();
-}
-
 async function readable(c: Container, actor: Actor | null, idOrPath: number | string) {
   const found = await findProject(c, actor, idOrPath);
-  ensureCanReadCode(found.row, found.access);
+  if (!canReadCode(found.access)) throw forbidden();
   return found;
 }
 
@@ -65,7 +53,7 @@ async function views(c: Container, actor: Actor | null, project: ProjectRow, acc
   const dir = repositoryDir(c, project.id);
   const set = await loadProtection(c, project.id);
   const merged = project.default_branch ? await mergedInto(dir, project.default_branch, refs.map((r) => r.name)) : new Set<string>();
-  const who: Pusher | null = actor ? { actor, level: access.level } : null;
+  const who: Pusher | null = actor ? { actor, access } : null;
   const out: BranchView[] = [];
   for (const r of refs) {
     out.push({
@@ -152,7 +140,7 @@ export async function createBranch(c: Container, actor: Actor, idOrPath: number 
   const blank = [name === '' ? 'branch is empty' : null, ref === '' ? 'ref is empty' : null].filter((m) => m !== null);
   if (blank.length) throw invalidParams(blank.join(', '));
   const { row, access } = await findProject(c, actor, idOrPath);
-  ensureCanPush(row, access);
+  if (!canPushCode(row, access)) throw forbidden();
   const dir = repositoryDir(c, row.id);
   if ((await branchNames(dir)).length === 0 && row.default_branch) {
     const author = { name: actor.user.name, email: actor.user.commit_email || actor.user.email };
@@ -179,7 +167,7 @@ export async function createBranch(c: Container, actor: Actor, idOrPath: number 
 /** DELETE /projects/:id/repository/branches/:branch (If-Unmodified-Since against the tip's authored date). */
 export async function deleteBranch(c: Container, actor: Actor, idOrPath: number | string, name: string, ifUnmodifiedSince: Date | null): Promise<void> {
   const { row, access } = await findProject(c, actor, idOrPath);
-  ensureCanPush(row, access);
+  if (!canPushCode(row, access)) throw forbidden();
   const dir = repositoryDir(c, row.id);
   const branch = await findBranch(dir, name);
   if (!branch) throw notFound('Branch');
@@ -193,7 +181,7 @@ export async function deleteBranch(c: Container, actor: Actor, idOrPath: number 
 /** DELETE /projects/:id/repository/merged_branches: queued; the job does the work. */
 export async function deleteMergedBranches(c: Container, actor: Actor, idOrPath: number | string): Promise<void> {
   const { row, access } = await findProject(c, actor, idOrPath);
-  ensureCanPush(row, access);
+  if (!canPushCode(row, access)) throw forbidden();
   await c.queue.enqueue(DELETE_MERGED_BRANCHES_JOB, { projectId: row.id, userId: actor.user.id });
 }
 
@@ -208,7 +196,7 @@ export async function runDeleteMergedBranches(c: Container, payload: { projectId
   if (!row || !user || !row.default_branch) return;
   const actor: Actor = { user, via: 'personal_access_token', scopes: null, tokenId: null, sudoer: null };
   const access = await projectAccess(c, actor, row);
-  if (row.archived === 1 || !(isAdmin(actor) || access.level >= ACCESS.DEVELOPER)) return;
+  if (!canPushCode(row, access)) return;
   const dir = repositoryDir(c, row.id);
   const set: ProtectionSet = await loadProtection(c, row.id);
   const names = (await branchNames(dir)).filter((n) => n !== row.default_branch && matchingRules(set, n).length === 0);
@@ -227,6 +215,3 @@ export async function runDeleteMergedBranches(c: Container, payload: { projectId
   }
 }
 
-export function registerBranchJobs(c: Container): void {
-  c.queue.register(DELETE_MERGED_BRANCHES_JOB, (payload: { projectId: number; userId: number }) => runDeleteMergedBranches(c, payload));
-}

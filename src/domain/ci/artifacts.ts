@@ -4,7 +4,7 @@
 // Blob keys: `ci/artifacts/<jobId>/artifacts.zip`, `…/metadata.gz`, `…/report-<type>[.gz]`;
 // `ci/traces/<jobId>.log` for the trace (see traces.ts).
 import type { Readable } from 'node:stream';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   artifactRowsOfJobs, deleteArtifactRow, deleteJobArtifactRows, expiredArtifacts, latestSuccessfulPipelineId,
   pipelineJobIdsAfter, setJobArtifactsExpireAt, upsertArtifact, type ArtifactRow,
@@ -150,13 +150,4 @@ export async function expireArtifacts(c: Container, now = nowIso()): Promise<num
 export async function scheduleArtifactsExpiry(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
   if (await pendingJobExists(c.db, ARTIFACTS_EXPIRE_JOB, exceptJobId)) return;
   await c.queue.enqueue(ARTIFACTS_EXPIRE_JOB, {}, { runAt });
-}
-
-/** Registers the periodic expiry; a node with workers makes sure one run is queued when it starts. */
-export async function registerArtifactsExpiryJob(c: Container): Promise<void> {
-  c.queue.register(ARTIFACTS_EXPIRE_JOB, async (_payload, job) => {
-    await expireArtifacts(c);
-    await scheduleArtifactsExpiry(c, new Date(Date.now() + ARTIFACTS_EXPIRE_EVERY_MS), job.id);
-  });
-  if (c.config.queueWorkers > 0) await scheduleArtifactsExpiry(c, new Date(Date.now() + 60_000));
 }

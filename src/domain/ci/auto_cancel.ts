@@ -11,7 +11,7 @@
 // cancel its child), and never one at the ref's current head commit. A child pipeline being
 // created cancels nothing. The reference's project setting auto_cancel_pending_pipelines is not
 // kept by Anvil: it is always 'enabled', the reference's default.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { startedBuildsOfPipelines } from '../../db/repos/ci_jobs.js';
 import { olderPipelinesOfRef } from '../../db/repos/ci_pipeline_lists.js';
 import type { PipelineRow } from '../../db/repos/ci_pipelines.js';

@@ -5,8 +5,8 @@
 // pipeline: running while it runs, success when it succeeds, failed when it fails, is canceled
 // or skipped (the reference's inherit_status_from_downstream). Statuses change through state.ts.
 import { childPipelineText } from '../../ci/config/index.js';
-import type { Container } from '../../container.js';
-import { findJob, type JobRow } from '../../db/repos/ci_jobs.js';
+import type { Container } from '../context.js';
+import { findCiJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectByFullPath, findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
@@ -46,7 +46,7 @@ const MAX_CHAIN = 1000;
 async function upstreamChain(c: Container, pipeline: PipelineRow): Promise<PipelineRow[]> {
   const chain = [pipeline];
   for (let p = pipeline; p.parent_job_id !== null && chain.length < MAX_CHAIN; ) {
-    const bridge = await findJob(c.db, p.parent_job_id);
+    const bridge = await findCiJob(c.db, p.parent_job_id);
     const up = bridge ? await findPipeline(c.db, bridge.pipeline_id) : undefined;
     if (!up || chain.some((x) => x.id === up.id)) break;
     chain.push(up);
@@ -85,7 +85,7 @@ async function mayCreateOn(c: Container, user: UserRow, project: ProjectRow, ref
  * bridge's status and downstream_pipeline_id. Called by state.ts processPipeline.
  */
 export async function triggerDownstream(c: Container, bridge: JobRow): Promise<void> {
-  const current = await findJob(c.db, bridge.id);
+  const current = await findCiJob(c.db, bridge.id);
   if (!current || current.type !== 'bridge' || current.downstream_pipeline_id !== null || current.status !== 'pending') return;
   const pipeline = await findPipeline(c.db, current.pipeline_id);
   const project = pipeline ? await findProjectById(c.db, pipeline.project_id) : undefined;
@@ -199,7 +199,7 @@ async function linkDownstream(c: Container, bridge: JobRow, downstreamId: number
  */
 export async function downstreamStatusChanged(c: Container, pipeline: PipelineRow): Promise<void> {
   if (pipeline.parent_job_id === null) return;
-  const bridge = await findJob(c.db, pipeline.parent_job_id);
+  const bridge = await findCiJob(c.db, pipeline.parent_job_id);
   if (!bridge || bridge.type !== 'bridge' || bridge.retried === 1) return;
   if (bridge.downstream_pipeline_id !== pipeline.id) return; // not linked yet (triggerDownstream links it) or another one
   if (jobPlan(bridge).trigger?.strategy !== 'depend') return;

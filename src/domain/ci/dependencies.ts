@@ -12,7 +12,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type { PlannedJob } from '../../ci/config/types.js';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findJobArtifact } from '../../db/repos/ci_artifacts.js';
 import { latestJobsOfPipeline, type JobRow } from '../../db/repos/ci_jobs.js';
 

@@ -3,15 +3,16 @@
 // (GET /job, /job/allowed_agents). Statuses change only through state.ts.
 import { Readable } from 'node:stream';
 import { JOB_STATUSES } from '../../ci/status.js';
-import type { Container } from '../../container.js';
-import { findProjectJob, findJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
+import type { Container } from '../context.js';
+import { findProjectJob, findCiJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { pageProjectJobs, pagePipelineJobs, usersByIds } from '../../db/repos/ci_job_lists.js';
 import { findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, forbidden, notFound, validation } from '../errors.js';
-import { findProject, view as projectView, type ProjectView } from '../projects/service.js';
+import { view as projectView, type ProjectView } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
 import { getSettings } from '../settings/service.js';
 import { parseDuration } from '../settings/validate.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -282,7 +283,7 @@ export async function playProjectJob(
 /** The running job behind a job token; 404 'Job' for any other credential, as the reference answers. */
 async function tokenJob(c: Container, actor: Actor): Promise<{ job: JobRow; project: ProjectRow }> {
   if (actor.via !== 'job_token' || !actor.job) throw notFound('Job');
-  const job = await findJob(c.db, actor.job.id);
+  const job = await findCiJob(c.db, actor.job.id);
   const project = job ? await findProjectById(c.db, job.project_id) : undefined;
   if (!job || !project) throw notFound('Job');
   return { job, project };

@@ -7,7 +7,7 @@
 // rules, jobs), then the records. Through the API an unusable plan is a 400 with the reason in
 // `message.base` (the reference's `save_on_errors: false`); a push saves an invalid file as a
 // failed pipeline with `yaml_errors`, and creates nothing for a filtered or empty plan.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { planPipeline } from '../../ci/config/index.js';
 import type { PlanContext, PlanResult } from '../../ci/config/types.js';
 import { latestJobsOfPipeline } from '../../db/repos/ci_jobs.js';
@@ -22,7 +22,7 @@ import { resolveRevision } from '../../git/repository.js';
 import { branchNames, diffPaths, fileAt, HEADS, TAGS, tagNames } from '../../git/refs.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams } from '../errors.js';
-import { findProject } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
 import { repositoryDir } from '../repository/service.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { deletePipelineBlobs } from './artifacts.js';

@@ -1,8 +1,8 @@
 // Who may see and act on a project's CI: pipelines, jobs, bridges (the reference's ProjectPolicy,
 // Ci::PipelinePolicy and Ci::BuildPolicy, in the parts Anvil has).
 //
-// - read_pipeline: reporters and above; anyone who sees a public or internal project without being
-//   a member of it (public access); guests of a private project only with `public_jobs`.
+// - read_pipeline: reporters and above; public access (a public project, or an internal one for
+//   signed-in users who are not external); other guests only with `public_jobs`.
 // - read_build (job lists, job details, logs, artifacts): reporters and above; others who can see
 //   the project only with `public_jobs` ("public pipelines").
 // - create/update (create, retry, cancel, play pipelines and jobs): developers and above, not in an
@@ -11,13 +11,13 @@
 //   reference's destroy_pipeline is owner-only).
 // The CI feature (`builds_access_level`) `disabled` turns all of it off; `private` keeps it for members.
 // An invisible project is 404 'Project'; a visible one whose CI the actor may not use is 403.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
-import { ACCESS, VISIBILITY } from '../members/policy.js';
-import { projectAccess, type ProjectAccess } from '../projects/policy.js';
-import type { FoundProject } from '../projects/service.js';
+import { ACCESS } from '../members/policy.js';
+import { featureAvailable, projectAccess, type ProjectAccess } from '../projects/policy.js';
+import type { FoundProject } from '../projects/find.js';
 import { canPushToBranch, anyEntryAllows, entriesFor, loadProtection, matchingRules } from '../protected_branches/policy.js';
 
 export interface CiAccess {
@@ -39,21 +39,13 @@ export interface CiAccess {
   project: ProjectAccess;
 }
 
-/** The CI feature is usable by this actor at all (builds_access_level). */
-function featureOn(p: ProjectRow, a: ProjectAccess): boolean {
-  if (p.builds_access_level === 'disabled') return false;
-  if (p.builds_access_level === 'private') return a.admin || a.level >= ACCESS.GUEST;
-  return true;
-}
-
 export function ciAccessFrom(p: ProjectRow, a: ProjectAccess): CiAccess {
-  const on = a.canRead && featureOn(p, a);
+  // The CI feature (builds_access_level) is usable by this actor at all.
+  const on = a.canRead && featureAvailable(p.builds_access_level, a);
   const reporter = a.admin || a.level >= ACCESS.REPORTER;
   const publicJobs = p.public_jobs === 1;
-  // Public access: a non-member who sees the project through its visibility (public or internal).
-  const publicAccess = a.canRead && p.visibility_level >= VISIBILITY.internal;
   const read = on && (reporter || publicJobs);
-  const readPipelines = on && (reporter || publicAccess || (publicJobs && a.level >= ACCESS.GUEST));
+  const readPipelines = on && (reporter || a.publicAccess || (publicJobs && a.level >= ACCESS.GUEST));
   const developer = a.admin || a.level >= ACCESS.DEVELOPER;
   const update = on && a.signedIn && developer && p.archived !== 1;
   return {
@@ -145,7 +137,7 @@ export async function canUpdateRef(c: Container, actor: Actor, project: ProjectR
   const set = await loadProtection(c, project.id);
   const rules = matchingRules(set, ref);
   if (rules.length === 0) return true;
-  const who = { actor, level: a.level };
+  const who = { actor, access: a.project };
   if (await canPushToBranch(c, who, project, set, ref)) return true;
   return anyEntryAllows(c, who, entriesFor(set, rules, 'merge'));
 }

@@ -2,8 +2,8 @@
 // moved gets a pipeline with source `push` when its commit has a CI file, planned in the
 // background. The queue job carries ids and shas only; it is idempotent: a job that runs again
 // finds the pipelines of its first run (same project, ref, shas, created since it was queued).
-import type { Container } from '../../container.js';
-import { findJob as findBackgroundJob } from '../../db/repos/background_jobs.js';
+import type { Container } from '../context.js';
+import { findBackgroundJob } from '../../db/repos/background_jobs.js';
 import { pushPipelineSince } from '../../db/repos/ci_pipeline_lists.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
@@ -110,6 +110,3 @@ export async function runPushPipelines(c: Container, payload: unknown, job: Pick
   for (const ch of p.changes) await pipelineForPush(c, project, p.userId, ch, since);
 }
 
-export function registerPushPipelineJobs(c: Container): void {
-  c.queue.register(PUSH_PIPELINE_JOB, (payload, job) => runPushPipelines(c, payload, job));
-}

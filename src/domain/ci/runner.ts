@@ -26,8 +26,8 @@ import type { ArtifactsSpec, PlannedJob } from '../../ci/config/types.js';
 import { extractCoverage } from '../../ci/reports/coverage.js';
 import { executeJob, finalLine } from '../../ci/runner/execute.js';
 import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js';
-import type { Container } from '../../container.js';
-import { findJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
+import type { Container } from '../context.js';
+import { findCiJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { ANVIL_REVISION } from '../../version.js';
@@ -227,7 +227,7 @@ export class CiRunner {
         flushMs: this.opts.flushMs,
         // A cancel made on another node (or a job failed as stuck) is seen here within a flush.
         onTick: async () => {
-          const now = await findJob(this.c.db, job.id);
+          const now = await findCiJob(this.c.db, job.id);
           if (!now || now.status !== 'running') entry.abort.abort('canceled' satisfies StopReason);
         },
       });
@@ -476,7 +476,7 @@ export class CiRunner {
     for (const name of names) {
       const id = /^(\d+)(\.tmp)?$/.exec(name)?.[1];
       if (!id || this.running.has(Number(id))) continue;
-      const job = await findJob(this.c.db, Number(id)).catch(() => null);
+      const job = await findCiJob(this.c.db, Number(id)).catch(() => null);
       if (job === null || job?.status === 'running') continue;
       await removeWorkspace(path.join(builds, name)).catch(() => undefined);
     }

@@ -9,7 +9,7 @@
 // `stuck_or_timeout_failure` once past their timeout plus a grace, as the reference's stuck-jobs
 // worker does.
 import { randomUUID } from 'node:crypto';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { joinRunnerNode, orphanedBuildsAfter, renewRunnerNode, type OrphanedBuild, type RunnerNodeId } from '../../db/repos/ci_runner.js';
 import { finishJob, jobPlan, type JobOutcome } from './state.js';

@@ -2,12 +2,12 @@
 // (src/db/repos/ci_jobs.ts transitionJob), so a concurrent cancel, a second runner or a second
 // node cannot put a job into two states; every transition ends in processPipeline, which moves
 // the jobs whose turn came and derives the pipeline's status by the composite rule.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from '../../ci/status.js';
 import { parseDuration } from '../../ci/artifacts/expire.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
-  findJob, insertJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
+  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
 } from '../../db/repos/ci_jobs.js';
 import {
   childPipelineIds, findPipeline, insertPipeline, updatePipeline, withPipelineLock, type NewJob, type PipelineRow,
@@ -18,7 +18,6 @@ import type { Actor } from '../auth/actor.js';
 import { badRequest, forbidden } from '../errors.js';
 import { encryptSecret } from '../shared/encryption.js';
 import { addSeconds, nowIso } from '../shared/time.js';
-import { downstreamStatusChanged, triggerDownstream } from './bridges.js';
 import { newJobToken } from './job_token.js';
 
 /** The built-in runner's id in `runner_id` and the `runner` object. */
@@ -112,11 +111,18 @@ export async function createPipelineRecords(c: Container, seed: PipelineSeed): P
     seed.variables.map((v) => ({ key: v.key, encrypted_value: encryptSecret(c.config.secretKey, v.value), variable_type: v.variable_type })),
   );
   if (failed) {
-    if (pipeline.parent_job_id) await downstreamStatusChanged(c, pipeline);
+    if (pipeline.parent_job_id) await (await bridgesModule()).downstreamStatusChanged(c, pipeline);
     return pipeline;
   }
   return (await processPipeline(c, pipeline.id)) ?? pipeline;
 }
+
+/**
+ * Parent and child pipelines drive each other: a pipeline's bridge creates a child pipeline (through
+ * pipelines.ts, which creates its records here), and a child's status moves its bridge. The bridges
+ * module is loaded on first use so that the modules do not import each other (no import cycle).
+ */
+const bridgesModule = () => import('./bridges.js');
 
 /**
  * Moves the pipeline's created jobs whose predecessors completed (stage order, or `needs`) to
@@ -159,8 +165,8 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
   });
   if (!result) return undefined;
   if (result.enqueued) c.ciSignals.emit('pending');
-  for (const bridge of result.bridges) await triggerDownstream(c, bridge);
-  if (result.changed && result.after.parent_job_id) await downstreamStatusChanged(c, result.after);
+  for (const bridge of result.bridges) await (await bridgesModule()).triggerDownstream(c, bridge);
+  if (result.changed && result.after.parent_job_id) await (await bridgesModule()).downstreamStatusChanged(c, result.after);
   // Bridges may have changed the pipeline again; read it fresh when they ran.
   return result.bridges.length ? await findPipeline(c.db, pipelineId) : result.after;
 }
@@ -216,7 +222,7 @@ function busySeconds(jobs: JobRow[]): number | null {
 export async function startJob(c: Container, jobId: number, node?: RunnerNodeId): Promise<{ job: JobRow; token: string } | null> {
   const { token, digest } = newJobToken();
   const now = nowIso();
-  const current = await findJob(c.db, jobId);
+  const current = await findCiJob(c.db, jobId);
   if (!current || current.status !== 'pending') return null;
   const job = await transitionJob(c.db, jobId, ['pending'], {
     status: 'running',
@@ -246,7 +252,7 @@ export interface JobOutcome {
  * Nothing happens when the job is no longer running (it was canceled meanwhile).
  */
 export async function finishJob(c: Container, jobId: number, outcome: JobOutcome): Promise<JobRow | undefined> {
-  const current = await findJob(c.db, jobId);
+  const current = await findCiJob(c.db, jobId);
   if (!current || current.status !== 'running') return undefined;
   const plan = jobPlan(current);
   const now = nowIso();
@@ -284,7 +290,7 @@ async function cloneForRetry(c: Container, job: JobRow, userId: number | null, r
   const now = nowIso();
   await updateJob(c.db, job.id, { retried: 1, updated_at: now });
   const plan = jobPlan(job);
-  return insertJob(c.db, {
+  return insertCiJob(c.db, {
     project_id: job.project_id,
     pipeline_id: job.pipeline_id,
     type: job.type,
@@ -307,12 +313,12 @@ async function cloneForRetry(c: Container, job: JobRow, userId: number | null, r
 
 /** Stops the job if it has not finished (a running one: its runner kills the process). */
 export async function cancelJob(c: Container, jobId: number): Promise<JobRow | undefined> {
-  const before = await findJob(c.db, jobId);
+  const before = await findCiJob(c.db, jobId);
   if (!before) return undefined;
   const job = await cancelOne(c, before);
   if (!job) return before;
   await processPipeline(c, job.pipeline_id);
-  return (await findJob(c.db, jobId)) ?? job;
+  return (await findCiJob(c.db, jobId)) ?? job;
 }
 
 /**
@@ -339,12 +345,12 @@ async function cancelOne(c: Container, before: JobRow, cascade = true): Promise<
  * from the pipeline's job list), and later jobs that were skipped wait for it again.
  */
 export async function retryJob(c: Container, actor: Actor, jobId: number): Promise<JobRow> {
-  const job = await findJob(c.db, jobId);
+  const job = await findCiJob(c.db, jobId);
   if (!job || job.retried || !RETRYABLE.includes(job.status)) throw forbidden('Job is not retryable');
   const fresh = await cloneForRetry(c, job, actor.user.id, 0);
   await resetSkippedAfter(c, fresh);
   await processPipeline(c, job.pipeline_id);
-  return (await findJob(c.db, fresh.id)) ?? fresh;
+  return (await findCiJob(c.db, fresh.id)) ?? fresh;
 }
 
 /** Jobs after `job` (later stages, or needing it) that were skipped go back to created. */
@@ -364,7 +370,7 @@ async function resetSkippedAfter(c: Container, job: JobRow): Promise<void> {
  * already ran is retried as a new job. 400 "Unplayable Job" otherwise.
  */
 export async function playJob(c: Container, actor: Actor, jobId: number, variables: { key: string; value: string }[] = []): Promise<JobRow> {
-  const job = await findJob(c.db, jobId);
+  const job = await findCiJob(c.db, jobId);
   if (!job || job.retried || job.type !== 'build') throw badRequest('Unplayable Job');
   const saveVariables = (id: number) =>
     replaceJobVariables(
@@ -389,7 +395,7 @@ export async function playJob(c: Container, actor: Actor, jobId: number, variabl
     await resetSkippedAfter(c, played);
     await processPipeline(c, job.pipeline_id);
     c.ciSignals.emit('pending');
-    return (await findJob(c.db, fresh.id)) ?? played;
+    return (await findCiJob(c.db, fresh.id)) ?? played;
   }
   throw badRequest('Unplayable Job');
 }
@@ -453,7 +459,7 @@ export async function setBridgeStatus(
   downstreamPipelineId?: number,
 ): Promise<JobRow | undefined> {
   const now = nowIso();
-  const before = await findJob(c.db, jobId);
+  const before = await findCiJob(c.db, jobId);
   if (!before || before.type !== 'bridge') return undefined;
   const finished = COMPLETED_STATUSES.includes(status);
   const job = await transitionJob(c.db, jobId, [...ACTIVE_STATUSES, ...COMPLETED_STATUSES], {

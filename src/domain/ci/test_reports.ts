@@ -2,7 +2,7 @@
 // jobs: each artifact (a gzip of one member per report file, or a raw file) is read from blob
 // storage and parsed; jobs of one parallel group make one suite named after the group.
 import type { Readable } from 'node:stream';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { gunzipMembers } from '../../ci/artifacts/gzip.js';
 import {
   buildTestReport as reportOf, buildTestReportSummary as summaryOf, buildTestSuite, parseJunit, type ParsedJunit, type TestReport, type TestReportSummary,

@@ -3,7 +3,7 @@
 // job ends the chunks are folded into one blob (`ci/traces/<jobId>.log`, a `trace` artifact:
 // format raw, filename job.log, as the reference lists it) and deleted.
 import { Readable } from 'node:stream';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { deleteArtifactRow, findJobArtifact, upsertArtifact } from '../../db/repos/ci_artifacts.js';
 import { deleteTraceChunks, insertTraceChunk, lastTraceSeq, traceChunksAfter } from '../../db/repos/ci_traces.js';
 import { nowIso } from '../shared/time.js';

@@ -5,7 +5,7 @@
 // GITLAB_USER_ID/LOGIN/EMAIL/NAME are SERVICE_CI and SERVICE_USER_ID/LOGIN/EMAIL/NAME.
 // Variables only a runner knows (CI_JOB_TOKEN, CI_PROJECT_DIR, CI_BUILDS_DIR, CI_JOB_STATUS,
 // CI_REPOSITORY_URL, CI_RUNNER_*) are added by the runner, never here.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { JobRow } from '../../db/repos/ci_jobs.js';
 import { pipelineVariableRows, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';

@@ -1,7 +1,7 @@
 // What the user, group and project lists need from custom attributes: the admin-only filter
 // `custom_attributes[key]=value` and `with_custom_attributes` on the items. Kept apart from the
 // endpoints' service so the lists can use it without importing the areas it resolves subjects in.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { customAttributesOf, type CustomAttributeFilter, type CustomAttributeKind } from '../../db/repos/custom_attributes.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 

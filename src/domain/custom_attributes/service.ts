@@ -1,6 +1,6 @@
 // Custom attributes [admin]: key/value pairs on users, groups and projects. One implementation
 // for the three kinds; only finding the subject differs.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   deleteCustomAttribute as deleteRow,
   findCustomAttribute,
@@ -11,8 +11,8 @@ import {
 import { findUserById } from '../../db/repos/users.js';
 import { requireAdmin, type Actor } from '../auth/actor.js';
 import { exactError, notFound, validation } from '../errors.js';
-import { findGroup } from '../groups/service.js';
-import { findProject } from '../projects/service.js';
+import { findGroup } from '../groups/find.js';
+import { findProject } from '../projects/find.js';
 import { nowIso } from '../shared/time.js';
 import type { CustomAttributeView } from './lists.js';
 

@@ -1,7 +1,7 @@
 // Activity events: what users did in projects. `recordEvent` is the one way any area records
 // one; the three lists show only events the caller may see, and never those older than three
 // years (a daily job deletes them).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { pendingJobExists } from '../../db/repos/background_jobs.js';
 import {
   eventAuthors,
@@ -13,13 +13,13 @@ import {
   type EventRow,
   type PushPayloadRow,
 } from '../../db/repos/events.js';
-import type { AuthorizedScope, ProjectRow, ProjectVisibilityScope } from '../../db/repos/projects.js';
+import type { AuthorizedScope, ProjectVisibilityScope } from '../../db/repos/projects.js';
 import { findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
-import { ACCESS, VISIBILITY, relatedGroupIds } from '../members/policy.js';
-import { visibleLevelsFor, type ProjectAccess } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { ACCESS, relatedGroupIds, visibleLevelsFor } from '../members/policy.js';
+import { canReadCode } from '../projects/policy.js';
+import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';
 import { canReadProfile } from '../users/policy.js';
@@ -143,18 +143,18 @@ async function projectVisibility(c: Container, actor: Actor | null): Promise<Pro
 }
 
 /**
- * download_code, which push events need (they name commits): anyone who sees a public or internal
- * project (the repository feature is always on), reporters and above in a private one, admins.
+ * Push events name commits, so they need download_code (canReadCode): the push filter of the
+ * cross-project lists says the same in the list's terms — none for admins; public access (the
+ * visibility levels open to the caller) or a reporter role for everyone else.
  */
-function canDownloadCode(row: ProjectRow, access: ProjectAccess): boolean {
-  return access.admin || row.visibility_level > VISIBILITY.private || access.level >= ACCESS.REPORTER;
-}
-
-/** The push filter of the cross-project lists: none for admins; reporter roles for signed-in users. */
 async function pushScope(c: Container, actor: Actor | null): Promise<EventListFilter['pushes']> {
   if (isAdmin(actor)) return undefined;
-  if (!actor) return { reporterIn: null };
-  return { reporterIn: { ...(await authorizedProjects(c, actor)), minAccess: ACCESS.REPORTER, groupIds: (await relatedGroupIds(c, actor.user.id, ACCESS.REPORTER)).atOrBelow } };
+  const openLevels = visibleLevelsFor(actor);
+  if (!actor) return { openLevels, reporterIn: null };
+  return {
+    openLevels,
+    reporterIn: { ...(await authorizedProjects(c, actor)), minAccess: ACCESS.REPORTER, groupIds: (await relatedGroupIds(c, actor.user.id, ACCESS.REPORTER)).atOrBelow },
+  };
 }
 
 /** Projects the actor has any role in. */
@@ -240,7 +240,7 @@ export async function listProjectEvents(
   page: PageRequest,
 ): Promise<PageResult<EventView>> {
   const { row, access } = await findProject(c, actor, idOrPath);
-  const pushes = canDownloadCode(row, access) ? undefined : { reporterIn: null };
+  const pushes = canReadCode(access) ? undefined : { openLevels: [], reporterIn: null };
   return listWith(c, actor, input, page, { visibility: { kind: 'all' }, projectId: row.id, withoutProject: false, pushes });
 }
 
@@ -282,7 +282,7 @@ export function actionName(e: EventRow, push: PushPayloadRow | null): string {
 // ---- pruning ----
 
 export const EVENTS_PRUNE_JOB = 'events_prune';
-const DAY_MS = 86_400_000;
+export const EVENTS_PRUNE_EVERY_MS = 86_400_000;
 const PRUNE_BATCH = 1000;
 
 /** Deletes every event older than the retention period, in batches; returns how many went. */
@@ -300,16 +300,4 @@ export async function pruneOldEvents(c: Container, now = new Date()): Promise<nu
 export async function scheduleEventsPrune(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
   if (await pendingJobExists(c.db, EVENTS_PRUNE_JOB, exceptJobId)) return;
   await c.queue.enqueue(EVENTS_PRUNE_JOB, {}, { runAt });
-}
-
-/**
- * Registers the daily prune. Each run deletes old events and queues the next one a day later;
- * a node with workers makes sure one is queued when it starts. Running twice deletes nothing more.
- */
-export async function registerEventJobs(c: Container): Promise<void> {
-  c.queue.register(EVENTS_PRUNE_JOB, async (_payload, job) => {
-    await pruneOldEvents(c);
-    await scheduleEventsPrune(c, new Date(Date.now() + DAY_MS), job.id);
-  });
-  if (c.config.queueWorkers > 0) await scheduleEventsPrune(c, new Date(Date.now() + 60_000));
 }

@@ -1,6 +1,6 @@
 // Group access tokens: the group's side (who may list, create and revoke them); the tokens and
 // their bot users are made in domain/tokens/resource_tokens.ts, shared with project tokens.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { Actor } from '../auth/actor.js';
 import { badRequest, unauthorized } from '../errors.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -12,7 +12,7 @@ import {
   type CreateResourceTokenInput,
   type ResourceTokenRow,
 } from '../tokens/resource_tokens.js';
-import { findGroup } from './service.js';
+import { findGroup } from './find.js';
 
 export { RESOURCE_BOT_SCOPES } from '../tokens/resource_tokens.js';
 export type GroupTokenRow = ResourceTokenRow;

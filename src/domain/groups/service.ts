@@ -1,5 +1,5 @@
 // Groups: one function per operation. A group is a `namespaces` row with kind 'group'.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { deleteBotUsers, groupBotUserIds, pageGroups, type GroupListFilter } from '../../db/repos/groups.js';
 import { destroyProjectsInNamespaces } from '../projects/lifecycle.js';
@@ -8,78 +8,39 @@ import {
   deleteNamespaces,
   findNamespaceByFullPath,
   findNamespaceById,
-  findNamespacesByFullPaths,
   findSelfAndDescendants,
   hasSibling,
   insertNamespace,
-  selfAndAncestorPaths,
   updateNamespaceTree,
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
 import type { NamespacesTable } from '../../db/schema.js';
 import type { Updateable } from 'kysely';
 import { isAdmin, type Actor } from '../auth/actor.js';
-import { exactError, forbidden, notFound, validation } from '../errors.js';
+import { exactError, forbidden, validation } from '../errors.js';
 import {
   ACCESS,
   VISIBILITY,
   canCreateGroup,
   canCreateSubgroup,
-  groupAccess,
   relatedGroupIds,
   visibilityName,
-  type GroupAccess,
+  visibleLevelsFor,
   type VisibilityName,
 } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { randomToken } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
+import { findGroup, withFullNames, type GroupView } from './find.js';
 import { nameErrors, pathErrors, rubyErrorsInspect } from './validation.js';
-import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
+import { customAttributeFilter, withCustomAttributes } from '../custom_attributes/lists.js';
 import { defaultGroupVisibility, visibilityRestrictionError } from '../settings/visibility.js';
-
-export interface GroupView {
-  row: NamespaceRow;
-  /** Names from the top-level group down, joined by " / ". */
-  fullName: string;
-  /** Present when an admin asked `with_custom_attributes`. */
-  customAttributes?: CustomAttributeView[];
-}
 
 export interface GroupDetailView extends GroupView {
   /** The runner registration token is shown to those who administer the group. */
   runnersToken: string | null;
   /** `projects` and `shared_projects` are part of the answer (empty until projects exist). */
   withProjects: boolean;
-}
-
-export interface FoundGroup {
-  row: NamespaceRow;
-  access: GroupAccess;
-}
-
-const GROUP_NOT_FOUND = () => notFound('Group');
-
-/** A group by id or (URL-decoded) full path that the actor may see; else 404 Group Not Found. */
-export async function findGroup(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundGroup> {
-  const s = String(idOrPath);
-  const row = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
-  if (!row || row.kind !== 'group') throw GROUP_NOT_FOUND();
-  const access = await groupAccess(c, actor, row);
-  if (!access.canRead) throw GROUP_NOT_FOUND();
-  return { row, access };
-}
-
-/** Adds full names (ancestor names joined by " / ") to group rows, in one query. */
-export async function withFullNames(c: Container, rows: NamespaceRow[]): Promise<GroupView[]> {
-  const paths = [...new Set(rows.flatMap((r) => selfAndAncestorPaths(r.full_path_lower)))];
-  const names = new Map((await findNamespacesByFullPaths(c.db, paths)).map((r) => [r.full_path_lower, r.name]));
-  return rows.map((row) => ({
-    row,
-    fullName: selfAndAncestorPaths(row.full_path_lower)
-      .map((p) => names.get(p) ?? p)
-      .join(' / '),
-  }));
 }
 
 async function detail(c: Container, row: NamespaceRow, canAdmin: boolean, withProjects: boolean): Promise<GroupDetailView> {
@@ -132,7 +93,7 @@ export async function listGroups(
     visible = { all: true };
   } else {
     const related = (await relatedGroupIds(c, actor.user.id)).all;
-    const min = allAvailable ? (actor.user.external === 1 ? VISIBILITY.public : VISIBILITY.internal) : null;
+    const min = allAvailable ? Math.min(...visibleLevelsFor(actor)) : null;
     visible = { all: false, minVisibility: min, ids: related };
   }
 

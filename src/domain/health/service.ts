@@ -2,7 +2,7 @@
 // reference's shape (`{status: 'ok'}` or `{status: 'failed', message}`) under its own name.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { pingDatabase } from '../../db/repos/health.js';
 
 export interface CheckResult {

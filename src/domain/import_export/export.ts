@@ -4,7 +4,7 @@
 // last finished archive stays downloadable while a new one is made, and expires after a day.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   clearArchive, expiredExports, findExport, inTransaction, jobsOfPipelines, membersForExport, pipelinesAfter, queueExport, setExportStatus,
   type ProjectExportRow,
@@ -19,7 +19,8 @@ import { writeNdjson } from '../../import_export/ndjson.js';
 import { directoryEntries, writeArchive } from '../../import_export/writer.js';
 import type { Actor } from '../auth/actor.js';
 import { apiError, forbidden, notFound, validation } from '../errors.js';
-import { findProject, view } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
+import { view } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
 import { repositoryStatistics } from '../repository/statistics.js';
 import { getSettings } from '../settings/service.js';
@@ -37,7 +38,7 @@ export const EXPORTS_EXPIRE_JOB = 'project_exports_expire';
 
 /** The reference keeps an export for 24 hours. */
 export const EXPORT_TTL_MS = 24 * 3600_000;
-const EXPIRE_EVERY_MS = 3600_000;
+export const EXPORTS_EXPIRE_EVERY_MS = 3600_000;
 /** The reference's default limits per user and minute (project_export, project_download_export). */
 const EXPORT_LIMIT = { name: 'project_export', threshold: 6, periodSeconds: 60 };
 const DOWNLOAD_LIMIT = { name: 'project_download_export', threshold: 1, periodSeconds: 60 };
@@ -239,16 +240,8 @@ export async function expireExports(c: Container, now = Date.now()): Promise<num
   }
 }
 
-async function scheduleExpiry(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
+/** Queues the next expiry run at `runAt` unless one is already waiting (several nodes start at once). */
+export async function scheduleExportsExpiry(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
   if (await pendingJobExists(c.db, EXPORTS_EXPIRE_JOB, exceptJobId)) return;
   await c.queue.enqueue(EXPORTS_EXPIRE_JOB, {}, { runAt });
-}
-
-export async function registerExportJobs(c: Container): Promise<void> {
-  c.queue.register(PROJECT_EXPORT_JOB, (payload: { projectId: number; run: number }) => runExport(c, payload));
-  c.queue.register(EXPORTS_EXPIRE_JOB, async (_payload, job) => {
-    await expireExports(c);
-    await scheduleExpiry(c, new Date(Date.now() + EXPIRE_EVERY_MS), job.id);
-  });
-  if (c.config.queueWorkers > 0) await scheduleExpiry(c, new Date(Date.now() + 60_000));
 }

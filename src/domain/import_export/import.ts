@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   deleteProtectedBranches, findImport, importFailures, inTransaction, insertImport, insertImportFailure, insertImportedPipeline,
   insertProjectCustomAttribute, insertProjectMember, patchImportedProject, insertProtectedBranchRow, lastPipelineIid, setImportState, updateImport,
@@ -32,7 +32,8 @@ import { ACCESS } from '../members/policy.js';
 import { getNamespace } from '../namespaces/service.js';
 import { PROJECT_DESTROY_JOB } from '../projects/lifecycle.js';
 import { canAdminProject } from '../projects/policy.js';
-import { createProject, findProject, projectSettings, settingsPatch, view, type ProjectView } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
+import { createProject, projectSettings, settingsPatch, view, type ProjectView } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
 import { scheduleRepositoryRefresh } from '../repository/statistics.js';
 import { getSettings } from '../settings/service.js';
@@ -524,8 +525,4 @@ async function completeOverwrite(c: Container, projectId: number): Promise<void>
   const full = `${ns.full_path}/${imp.original_path}`;
   await updateProjectRow(c.db, projectId, { path: imp.original_path!, name: imp.original_name!, full_path: full, full_path_lower: full.toLowerCase(), updated_at: nowIso() });
   await updateImport(c.db, projectId, { replaces_project_id: null, updated_at: nowIso() });
-}
-
-export function registerImportJobs(c: Container): void {
-  c.queue.register(PROJECT_IMPORT_JOB, (payload: { projectId: number }) => runImport(c, payload));
 }

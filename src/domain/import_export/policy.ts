@@ -8,7 +8,6 @@ import type { UserRow } from '../../db/repos/users.js';
 /** export_project: maintainers, owners and admins start, watch and download exports. */
 export const canExportProject = (a: ProjectAccess): boolean => canAdminProject(a);
 
-
 /** The reference exports project members only when an owner (or admin) asks for the export. */
 export const exportsMembers = (a: ProjectAccess): boolean => isProjectOwner(a);
 

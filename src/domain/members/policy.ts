@@ -1,7 +1,7 @@
 // Roles, visibility and who may do what in a group, shared by every area that has members.
 // Membership is inherited downwards: a member of a group has (at least) the same role in every
 // group below it, and, once projects exist, in their projects. Expired memberships count for nothing.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   findNamespaceById,
   findNamespacesByFullPaths,
@@ -10,7 +10,7 @@ import {
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
 import { groupMembershipsOf, membershipsIn, type SourceType } from '../../db/repos/members.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
 import { today } from '../shared/time.js';
 
 export const ACCESS = { NONE: 0, GUEST: 10, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;
@@ -22,6 +22,10 @@ export const VISIBILITY = { private: 0, internal: 10, public: 20 } as const;
 export type VisibilityName = keyof typeof VISIBILITY;
 export const VISIBILITY_NAMES = ['private', 'internal', 'public'] as const;
 export const visibilityName = (level: number): VisibilityName => (level >= 20 ? 'public' : level >= 10 ? 'internal' : 'private');
+
+/** Visibility levels open to the caller without a role (public access): public, and internal for signed-in users who are not external. */
+export const visibleLevelsFor = (actor: Actor | null): number[] =>
+  actor === null || actor.user.external === 1 ? [VISIBILITY.public] : [VISIBILITY.internal, VISIBILITY.public];
 
 export type PolicySource = { type: 'Namespace'; id: number } | { type: 'Project'; id: number; namespaceId: number | null };
 
@@ -74,15 +78,26 @@ export interface GroupAccess {
   canAdmin: boolean;
 }
 
-/** Who the actor is to the group: read (public: anyone; internal: signed-in non-external; private: related members), admin. */
-export async function groupAccess(c: Container, actor: Actor | null, group: NamespaceRow): Promise<GroupAccess> {
+/**
+ * Who the actor is to the group, given their role in it and whether they are a member of a group
+ * below it (`related`): read_group (public: anyone; internal: signed-in users who are not external;
+ * private: members, and members of a group below, who may see its path), admin_group (owners).
+ * A blocked account may do nothing.
+ */
+export function groupAccessFor(actor: Actor | null, group: NamespaceRow, role: number, related: boolean): GroupAccess {
+  if (actor && isBlocked(actor.user)) return { level: ACCESS.NONE, admin: false, canRead: false, canAdmin: false };
   const admin = isAdmin(actor);
-  const level = actor ? await accessLevelInGroup(c, actor.user.id, group) : ACCESS.NONE;
-  let canRead = admin || level >= ACCESS.GUEST || group.visibility_level >= VISIBILITY.public;
-  if (!canRead && actor && group.visibility_level >= VISIBILITY.internal && actor.user.external !== 1) canRead = true;
-  // A member of a group below this one may see it (and its path) too.
-  if (!canRead && actor) canRead = (await relatedGroupIds(c, actor.user.id)).all.includes(group.id);
-  return { level, admin, canRead, canAdmin: admin || level >= ACCESS.OWNER };
+  const level = actor ? role : ACCESS.NONE;
+  const publicAccess = visibleLevelsFor(actor).includes(group.visibility_level);
+  return { level, admin, canRead: admin || level >= ACCESS.GUEST || publicAccess || (actor !== null && related), canAdmin: admin || level >= ACCESS.OWNER };
+}
+
+export async function groupAccess(c: Container, actor: Actor | null, group: NamespaceRow): Promise<GroupAccess> {
+  if (!actor) return groupAccessFor(actor, group, ACCESS.NONE, false);
+  const role = await accessLevelInGroup(c, actor.user.id, group);
+  const quick = groupAccessFor(actor, group, role, false);
+  // Only a caller who may not read it otherwise needs the (costlier) look below.
+  return quick.canRead ? quick : groupAccessFor(actor, group, role, (await relatedGroupIds(c, actor.user.id)).all.includes(group.id));
 }
 
 /** May create a subgroup under the group: its subgroup_creation_level (owner | maintainer) decides. */
@@ -93,8 +108,17 @@ export const canCreateSubgroup = (group: NamespaceRow, a: GroupAccess): boolean 
 export const canCreateGroup = (actor: Actor): boolean =>
   isAdmin(actor) || (actor.user.can_create_group === 1 && actor.user.external !== 1);
 
-/**
- * The lowest level that manages a source's members: owners for groups; maintainers for
- * projects, who may not grant (or touch) a level above their own.
- */
-export const MANAGE_MEMBERS_LEVEL: Record<SourceType, number> = { Namespace: ACCESS.OWNER, Project: ACCESS.MAINTAINER };
+/** The lowest level that manages a source's members: owners for groups; maintainers for projects. */
+const MANAGE_MEMBERS_LEVEL: Record<SourceType, number> = { Namespace: ACCESS.OWNER, Project: ACCESS.MAINTAINER };
+
+/** Who the actor is to a source whose members they act on. */
+export interface MemberManager {
+  level: number;
+  admin: boolean;
+}
+
+/** admin_group_member / admin_project_member: owners of a group, maintainers of a project (and above), admins. */
+export const canManageMembers = (type: SourceType, a: MemberManager): boolean => a.admin || a.level >= MANAGE_MEMBERS_LEVEL[type];
+
+/** A manager may not grant, or touch, a level above their own; admins may. */
+export const canActOnLevel = (a: MemberManager, level: number): boolean => a.admin || level <= a.level;

@@ -1,6 +1,6 @@
 // Members of a group or a project: one function per operation. A source is named by its kind
 // and id or path; resolveSource finds it, checks the caller may see it and says who may manage it.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import {
   countOwners,
@@ -16,15 +16,15 @@ import {
 } from '../../db/repos/members.js';
 import { findNamespaceById, findNamespacesByIds } from '../../db/repos/namespaces.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import type { Actor } from '../auth/actor.js';
 import { conflict, exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
 import { recordEvent } from '../events/service.js';
-import { findGroup } from '../groups/service.js';
-import { findProject } from '../projects/service.js';
+import { findGroup } from '../groups/find.js';
+import { findProject } from '../projects/find.js';
 import { sharedGroupChainIds } from '../projects/shared_access.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';
-import { ACCESS_NAMES, MANAGE_MEMBERS_LEVEL, selfAndAncestorIds } from './policy.js';
+import { ACCESS, ACCESS_NAMES, canActOnLevel, canManageMembers, selfAndAncestorIds } from './policy.js';
 
 export type SourceSpec = { kind: 'group' | 'project'; id: number | string };
 
@@ -37,7 +37,7 @@ interface ResolvedSource {
   /** Groups a project is shared with, and the groups above them (their members are listed in /members/all). */
   invitedGroupIds: number[];
   /** The actor's effective level in the source. */
-  actorLevel: number;
+  level: number;
   admin: boolean;
 }
 
@@ -50,19 +50,19 @@ async function resolveSource(c: Container, actor: Actor | null, spec: SourceSpec
       chainIds: [row.id],
       groupIds: ns && ns.kind === 'group' ? await selfAndAncestorIds(c, ns) : [],
       invitedGroupIds: await sharedGroupChainIds(c, row.id),
-      actorLevel: access.level,
+      level: access.level,
       admin: access.admin,
     };
   }
   const { row, access } = await findGroup(c, actor, spec.id);
-  return { ref: { type: 'Namespace', id: row.id }, chainIds: await selfAndAncestorIds(c, row), groupIds: [], invitedGroupIds: [], actorLevel: access.level, admin: access.admin };
+  return { ref: { type: 'Namespace', id: row.id }, chainIds: await selfAndAncestorIds(c, row), groupIds: [], invitedGroupIds: [], level: access.level, admin: access.admin };
 }
 
 /** Group memberships that count as memberships of the source in /members/all (projects only). */
 const inheritedGroupIds = (s: ResolvedSource) => [...new Set([...s.groupIds, ...s.invitedGroupIds])];
 
 function requireManager(s: ResolvedSource): void {
-  if (!s.admin && s.actorLevel < MANAGE_MEMBERS_LEVEL[s.ref.type]) throw forbidden();
+  if (!canManageMembers(s.ref.type, s)) throw forbidden();
 }
 
 /** A member lookup that misses answers as the reference's record lookup does. */
@@ -165,7 +165,7 @@ export async function addMember(c: Container, actor: Actor, spec: SourceSpec, in
   const user = await findUserById(c.db, input.user_id);
   if (!user) throw notFound('User');
   if (await findMember(c.db, s.ref, user.id, today())) throw conflict('Member already exists');
-  if (!s.admin && input.access_level > s.actorLevel) throw forbidden();
+  if (!canActOnLevel(s, input.access_level)) throw forbidden();
   const expiresAt = parseExpiresAt(input.expires_at) ?? null;
   await memberErrors(c, s, user.id, input.access_level, expiresAt);
 
@@ -194,7 +194,7 @@ export async function addMember(c: Container, actor: Actor, spec: SourceSpec, in
 }
 
 async function isLastOwner(c: Container, s: ResolvedSource, member: MemberRow): Promise<boolean> {
-  if (member.access_level < 50) return false;
+  if (member.access_level < ACCESS.OWNER) return false;
   return (await countOwners(c.db, s.ref.type, s.chainIds, today())) <= 1;
 }
 
@@ -209,7 +209,7 @@ export async function changeMember(c: Container, actor: Actor, spec: SourceSpec,
   requireManager(s);
   const member = await findMember(c.db, s.ref, userId, today());
   if (!member) throw memberNotFound();
-  if (!s.admin && (input.access_level > s.actorLevel || member.access_level > s.actorLevel)) throw forbidden();
+  if (!canActOnLevel(s, input.access_level) || !canActOnLevel(s, member.access_level)) throw forbidden();
   if (input.access_level < member.access_level && (await isLastOwner(c, s, member))) throw forbidden();
   const expiresAt = parseExpiresAt(input.expires_at);
   await memberErrors(c, s, userId, input.access_level, expiresAt === undefined ? null : expiresAt);
@@ -228,7 +228,7 @@ export async function removeMember(c: Container, actor: Actor, spec: SourceSpec,
   if (!self) requireManager(s);
   const member = await findMember(c.db, s.ref, userId, today());
   if (!member) throw memberNotFound();
-  if (!self && !isAdmin(actor) && member.access_level > s.actorLevel) throw forbidden();
+  if (!self && !canActOnLevel(s, member.access_level)) throw forbidden();
   if (await isLastOwner(c, s, member)) throw forbidden();
   await deleteMember(c.db, member.id);
   if (s.ref.type === 'Project') await recordEvent(c, { action: 'left', authorId: userId, projectId: s.ref.id });

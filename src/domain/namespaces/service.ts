@@ -1,11 +1,11 @@
 // Namespaces: the user's own namespace and groups, read-only here (groups change through /groups).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { countDistinctUsers, groupMembershipsOf } from '../../db/repos/members.js';
 import { findNamespaceByFullPath, findNamespaceById, findSelfAndDescendants, pageNamespaces, type NamespaceRow } from '../../db/repos/namespaces.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
-import { notFound } from '../errors.js';
-import { groupAccess } from '../members/policy.js';
+import { ACCESS, groupAccess } from '../members/policy.js';
+import { findNamespace } from './find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { today } from '../shared/time.js';
 
@@ -36,7 +36,7 @@ export async function listNamespaces(c: Container, actor: Actor, input: ListName
   let ids: number[] | null = null;
   if (!isAdmin(actor)) {
     const memberships = await groupMembershipsOf(c.db, actor.user.id, today());
-    ids = memberships.filter((m) => !input.owned_only || m.access_level >= 50).map((m) => m.group_id);
+    ids = memberships.filter((m) => !input.owned_only || m.access_level >= ACCESS.OWNER).map((m) => m.group_id);
     if (actor.user.namespace_id !== null) ids.push(actor.user.namespace_id);
   }
   const result = await pageNamespaces(c.db, { ids, search: input.search || undefined }, page);
@@ -47,16 +47,8 @@ export async function listNamespaces(c: Container, actor: Actor, input: ListName
 
 /** GET /namespaces/:id (id or full path): a group the caller may see, or the caller's own namespace. */
 export async function getNamespace(c: Container, actor: Actor, idOrPath: number | string): Promise<NamespaceView> {
-  const s = String(idOrPath);
-  const row = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
-  if (!row) throw notFound('Namespace');
-  if (row.kind === 'group') {
-    const access = await groupAccess(c, actor, row);
-    if (!access.canRead) throw notFound('Namespace');
-    return view(c, actor, row, access.canAdmin);
-  }
-  if (row.owner_id !== actor.user.id && !isAdmin(actor)) throw notFound('Namespace');
-  return view(c, actor, row);
+  const { row, group } = await findNamespace(c, actor, idOrPath);
+  return view(c, actor, row, group ? group.canAdmin : null);
 }
 
 /** GET /namespaces/:namespace/exists: whether a path is taken (at top level or below parent_id), with free alternatives. */

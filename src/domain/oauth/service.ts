@@ -1,6 +1,6 @@
 // OAuth 2 as Doorkeeper answers it: the password and refresh_token grants, token info and
 // revocation. Errors are Doorkeeper's `{error, error_description}` bodies, not the API's.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   findOauthByDigest,
   findOauthByRefreshDigest,

@@ -1,6 +1,6 @@
 // Project access tokens: maintainers (the reference's admin_project) list, create and revoke
 // them; the tokens and their `project_<id>_bot` users come from domain/tokens/resource_tokens.ts.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { Actor } from '../auth/actor.js';
 import { badRequest, unauthorized } from '../errors.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -13,7 +13,7 @@ import {
   type ResourceTokenRow,
 } from '../tokens/resource_tokens.js';
 import { canAdminProject } from './policy.js';
-import { findProject } from './service.js';
+import { findProject } from './find.js';
 
 const resource = (id: number) => ({ kind: 'project' as const, id });
 

@@ -2,14 +2,15 @@
 // the whole project, as the reference does. The image is served at
 // `/uploads/-/system/project/avatar/:id/:filename` to whoever may read the project.
 import fs from 'node:fs';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { updateProject as updateProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, validation } from '../errors.js';
 import { nowIso } from '../shared/time.js';
 import { contentTypeOf, extensionOf, safeFilename, type IncomingFile, type StoredFile } from './files.js';
 import { canAdminProject } from './policy.js';
-import { findProject, getProject, updateProject, type ProjectView, type UpdateProjectInput } from './service.js';
+import { getProject, updateProject, type ProjectView, type UpdateProjectInput } from './service.js';
+import { findProject } from './find.js';
 
 /** The reference's avatar rules: these image types, at most 200 KB. */
 const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico', 'webp'];

@@ -5,17 +5,17 @@
 // repository is copied in the background: the job `project_fork_repository` (runForkRepository
 // below) is the one place where the git work goes; until it has run the fork's import_status is
 // `scheduled`, as the reference's forks are while their repository is being copied.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { initBare } from '../../git/repository.js';
 import { copyProjectRepository, repositoryDir } from '../repository/service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { findNamespaceByFullPath, findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
 import { insertFork, linkFork, setImportStatus, unlinkFork } from '../../db/repos/project_forks.js';
 import { findProjectById, projectTaken } from '../../db/repos/projects.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import type { Actor } from '../auth/actor.js';
 import { badRequest, conflict, exactError, forbidden, notFound, notModified } from '../errors.js';
 import { recordEvent } from '../events/service.js';
-import { findGroup } from '../groups/service.js';
+import { findNamespace } from '../namespaces/find.js';
 import { pathErrors } from '../groups/validation.js';
 import { ACCESS, VISIBILITY, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -24,7 +24,8 @@ import { randomToken } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
 import { personalProjectsLimitError } from './limits.js';
 import { canAdminProject, canCreateProjectIn, isProjectOwner } from './policy.js';
-import { findProject, listWith, nameErrors, projectSettings, view, type ListProjectsInput, type ProjectView } from './service.js';
+import { listWith, nameErrors, projectSettings, view, type ListProjectsInput, type ProjectView } from './service.js';
+import { findProject } from './find.js';
 
 export const FORK_REPOSITORY_JOB = 'project_fork_repository';
 
@@ -37,24 +38,6 @@ export interface ForkInput {
   name?: string;
   description?: string;
   visibility?: VisibilityName;
-}
-
-/**
- * A namespace the caller may see, by id or full path (the reference's find_namespace!): a group
- * they can read, or their own personal namespace (admins: any). Otherwise 404 Namespace Not Found.
- */
-async function findVisibleNamespace(c: Container, actor: Actor, idOrPath: number | string): Promise<NamespaceRow> {
-  const s = String(idOrPath);
-  const ns = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
-  if (!ns) throw notFound('Namespace');
-  if (ns.kind === 'group') {
-    await findGroup(c, actor, ns.id).catch(() => {
-      throw notFound('Namespace');
-    });
-  } else if (ns.owner_id !== actor.user.id && !isAdmin(actor)) {
-    throw notFound('Namespace');
-  }
-  return ns;
 }
 
 /** The highest visibility level at or below `level` that the instance does not restrict (else private). */
@@ -71,9 +54,9 @@ export async function forkProject(c: Container, actor: Actor, idOrPath: number |
   const { row: source } = await findProject(c, actor, idOrPath);
 
   let target: NamespaceRow | undefined;
-  if (input.namespace_id !== undefined) target = await findVisibleNamespace(c, actor, input.namespace_id);
-  else if (input.namespace_path) target = await findVisibleNamespace(c, actor, input.namespace_path);
-  else if (input.namespace) target = await findVisibleNamespace(c, actor, input.namespace);
+  if (input.namespace_id !== undefined) target = (await findNamespace(c, actor, input.namespace_id)).row;
+  else if (input.namespace_path) target = (await findNamespace(c, actor, input.namespace_path)).row;
+  else if (input.namespace) target = (await findNamespace(c, actor, input.namespace)).row;
   else if (actor.user.namespace_id !== null) target = await findNamespaceById(c.db, actor.user.namespace_id);
   // The fork targets are the caller's namespace and the groups where they may create projects.
   if (!target || !(await canCreateProjectIn(c, actor, target))) throw notFound('Target Namespace');

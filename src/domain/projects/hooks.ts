@@ -1,6 +1,6 @@
 // Project hooks: the URLs a project's events go to (delivery comes with its own issue).
 // Maintainers manage them; the secret token is stored encrypted and never shown again.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   deleteProjectHook,
   findProjectHook,
@@ -16,7 +16,7 @@ import { encryptSecret } from '../shared/encryption.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
 import { canAdminProject } from './policy.js';
-import { findProject } from './service.js';
+import { findProject } from './find.js';
 
 /** The event switches a hook has, with the reference's defaults (push on, the rest off). */
 export const HOOK_EVENTS = {

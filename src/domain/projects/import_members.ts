@@ -1,7 +1,7 @@
 // POST /projects/:id/import_project_members/:project_id: copies the direct members of a source
 // project into the target, as the reference's ProjectTeam#import does: people already direct
 // members of the target are left as they are; the others come with their role and expiry.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findMemberRow, insertMember, updateMember } from '../../db/repos/members.js';
 import { liveHumanMembersOf } from '../../db/repos/project_members.js';
 import type { Actor } from '../auth/actor.js';
@@ -9,7 +9,7 @@ import { exactError, forbidden } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { nowIso, today } from '../shared/time.js';
 import { canAdminProject } from './policy.js';
-import { findProject } from './service.js';
+import { findProject } from './find.js';
 
 export async function importProjectMembers(c: Container, actor: Actor, targetIdOrPath: number | string, sourceId: number): Promise<{ status: 'success' }> {
   const { row: target, access } = await findProject(c, actor, targetIdOrPath);

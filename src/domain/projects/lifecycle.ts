@@ -5,7 +5,7 @@
 // job `project_destroy` removes it once deletion_adjourned_period days have passed, unless it was
 // restored. Without delayed deletion the rows go at once (every lookup and list stops seeing the
 // project with the 202) and the same job finishes the work outside the database (blobs).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { clearDeletionMark, destroyProjectRows, markForDeletion, projectIdsInNamespaces, setArchived } from '../../db/repos/project_lifecycle.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
@@ -18,7 +18,8 @@ import { nowIso, today } from '../shared/time.js';
 import { repositoryLanguages } from '../repository/languages.js';
 import { removeProjectRepository } from '../repository/service.js';
 import { isProjectOwner } from './policy.js';
-import { findProject, view, type ProjectView } from './service.js';
+import { view, type ProjectView } from './service.js';
+import { findProject } from './find.js';
 
 export const PROJECT_DESTROY_JOB = 'project_destroy';
 const DAY_MS = 86_400_000;

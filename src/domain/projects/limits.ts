@@ -1,7 +1,7 @@
 // The personal project limit (the reference's Project#check_personal_projects_limit): a user may
 // own at most `projects_limit` projects in their personal namespace; 0 forbids personal projects.
 // New users get the instance's `default_projects_limit`. Group projects are not limited.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { NamespaceRow } from '../../db/repos/namespaces.js';
 import { countProjectsInNamespace } from '../../db/repos/project_limits.js';
 import type { UserRow } from '../../db/repos/users.js';

@@ -1,43 +1,63 @@
 // Who may do what with a project (the reference's ProjectPolicy, in the parts Anvil has so far).
 // Roles come from the members policy: a direct project membership, the owner of a personal
 // namespace, or a membership in the project's group or a group above it, whichever is highest.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { NamespaceRow } from '../../db/repos/namespaces.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
 import { forbidden } from '../errors.js';
-import { ACCESS, VISIBILITY, accessLevelIn, accessLevelInGroup } from '../members/policy.js';
+import { ACCESS, accessLevelIn, accessLevelInGroup, visibleLevelsFor } from '../members/policy.js';
 import { sharedAccessLevels } from './shared_access.js';
 
 export interface ProjectAccess {
-  /** The actor's effective role (0 for none or anonymous). */
+  /** The actor's effective role (0 for none, anonymous or blocked). */
   level: number;
   admin: boolean;
   signedIn: boolean;
+  /**
+   * public_access: the project is public, or internal and the caller a signed-in user who is not
+   * external. It opens reading the project and its code to non-members.
+   */
+  publicAccess: boolean;
+  /** read_project: admins, members (guest and above), public access. */
   canRead: boolean;
 }
 
-/** Visibility levels a signed-in user sees without a role: internal and public, or public only for external users. */
-export const visibleLevelsFor = (actor: Actor): number[] =>
-  actor.user.external === 1 ? [VISIBILITY.public] : [VISIBILITY.internal, VISIBILITY.public];
-
-export async function projectAccess(c: Container, actor: Actor | null, p: ProjectRow): Promise<ProjectAccess> {
-  const admin = isAdmin(actor);
-  // Membership (own or inherited from the namespace) or a group the project is shared with, whichever is higher.
-  const level = actor
-    ? Math.max(
-        await accessLevelIn(c, actor.user.id, { type: 'Project', id: p.id, namespaceId: p.namespace_id }),
-        (await sharedAccessLevels(c, actor.user.id, [p.id])).get(p.id) ?? ACCESS.NONE,
-      )
-    : ACCESS.NONE;
-  const canRead =
-    admin ||
-    level >= ACCESS.GUEST ||
-    p.visibility_level >= VISIBILITY.public ||
-    (actor !== null && visibleLevelsFor(actor).includes(p.visibility_level));
-  return { level, admin, signedIn: actor !== null, canRead };
+/** The user's effective role in the project: their own membership, the one inherited from the namespace, or a group the project is shared with, whichever is highest. */
+export async function roleInProject(c: Container, userId: number, p: ProjectRow): Promise<number> {
+  return Math.max(
+    await accessLevelIn(c, userId, { type: 'Project', id: p.id, namespaceId: p.namespace_id }),
+    (await sharedAccessLevels(c, userId, [p.id])).get(p.id) ?? ACCESS.NONE,
+  );
 }
 
+/**
+ * Who the actor is to a project, given their role in it. A blocked account may do nothing (the
+ * reference refuses it the API and git altogether), so it has no role, no admin rights and no
+ * public access here.
+ */
+export function accessFor(actor: Actor | null, p: ProjectRow, role: number): ProjectAccess {
+  if (actor && isBlocked(actor.user)) return { level: ACCESS.NONE, admin: false, signedIn: true, publicAccess: false, canRead: false };
+  const admin = isAdmin(actor);
+  const level = actor ? role : ACCESS.NONE;
+  const publicAccess = visibleLevelsFor(actor).includes(p.visibility_level);
+  return { level, admin, signedIn: actor !== null, publicAccess, canRead: admin || level >= ACCESS.GUEST || publicAccess };
+}
+
+export async function projectAccess(c: Container, actor: Actor | null, p: ProjectRow): Promise<ProjectAccess> {
+  return accessFor(actor, p, actor ? await roleInProject(c, actor.user.id, p) : ACCESS.NONE);
+}
+
+// ---- abilities (the reference's ProjectPolicy names in the comments) ----
+
+/** read_project: see the project at all (else it is 404). */
+export const canReadProject = (a: ProjectAccess): boolean => a.canRead;
+/** download_code / read_code: reporters and above, admins, and public access (the repository feature is always on). */
+export const canReadCode = (a: ProjectAccess): boolean => a.admin || a.level >= ACCESS.REPORTER || a.publicAccess;
+/** push_code: developers and above, admins; never in an archived project. */
+export const canPushCode = (p: ProjectRow, a: ProjectAccess): boolean => p.archived !== 1 && (a.admin || a.level >= ACCESS.DEVELOPER);
+/** push_to_delete_protected_branch: maintainers and above, admins. */
+export const canDeleteProtectedBranch = (a: ProjectAccess): boolean => a.admin || a.level >= ACCESS.MAINTAINER;
 /** admin_project: maintainers, owners, admins (settings). */
 export const canAdminProject = (a: ProjectAccess): boolean => a.admin || a.level >= ACCESS.MAINTAINER;
 /** owner_access: rename, change visibility, transfer, delete (the reference gives these to owners only). */
@@ -52,9 +72,12 @@ export function featureAvailable(accessLevel: string, a: ProjectAccess): boolean
   return true;
 }
 
-/** create_merge_request_in: anyone with guest access (members, or signed-in users who can read it) while merge requests are on. */
+/**
+ * create_merge_request_in: guest access (members, or signed-in users with public access) and
+ * download_code, while merge requests are on and the project is not archived.
+ */
 export const canCreateMergeRequestIn = (p: ProjectRow, a: ProjectAccess): boolean =>
-  a.signedIn && a.canRead && p.archived !== 1 && featureAvailable(p.merge_requests_access_level, a);
+  a.signedIn && a.canRead && canReadCode(a) && p.archived !== 1 && featureAvailable(p.merge_requests_access_level, a);
 
 /**
  * An archived project is read-only for its content, as the reference's policy has it: pushes,

@@ -1,5 +1,5 @@
 // Projects: one function per operation. Rules here; SQL in db/repos/projects.ts.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { canReadProfile } from '../users/policy.js';
 import type { RepositoryStatisticsRow } from '../../db/repos/repository_statistics.js';
 import { repositoryStatistics } from '../repository/statistics.js';
@@ -16,9 +16,6 @@ import {
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
 import {
-  findProjectByFullPath,
-  findProjectById,
-  findProjectByRedirect,
   findProjectsByIds,
   insertProject,
   pageProjects,
@@ -36,21 +33,22 @@ import { isAdmin, type Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
 import { recordEvent } from '../events/service.js';
-import { findGroup, withFullNames } from '../groups/service.js';
+import { findGroup, withFullNames } from '../groups/find.js';
+import { findNamespace } from '../namespaces/find.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
-import { ACCESS, VISIBILITY, accessLevelInGroup, relatedGroupIds, visibilityName, type VisibilityName } from '../members/policy.js';
+import { ACCESS, VISIBILITY, accessLevelInGroup, relatedGroupIds, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { randomToken } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
 import {
+  accessFor,
   canAdminProject,
   canCreateProjectIn,
   isProjectOwner,
-  projectAccess,
-  visibleLevelsFor,
   type ProjectAccess,
 } from './policy.js';
+import { findProject } from './find.js';
 import { personalProjectsLimitError } from './limits.js';
 import { sharedAccessLevels, visibleSharedGroups, type SharedGroupView } from './shared_access.js';
 
@@ -127,7 +125,6 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
   }
   const topics = await topicsOf(c.db, rows.map((r) => r.id));
 
-  const admin = isAdmin(actor);
   const direct = new Map<number, number>();
   const nsLevel = new Map<number, number>();
   const groupLevel = new Map<number, number>();
@@ -157,16 +154,7 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
     const namespace = namespaces.get(row.namespace_id)!;
     const own = direct.get(row.id) ?? null;
     const level = Math.max(own ?? 0, nsLevel.get(row.namespace_id) ?? 0, shared.get(row.id) ?? 0);
-    const access: ProjectAccess = {
-      level,
-      admin,
-      signedIn: actor !== null,
-      canRead:
-        admin ||
-        level >= ACCESS.GUEST ||
-        row.visibility_level >= VISIBILITY.public ||
-        (actor !== null && visibleLevelsFor(actor).includes(row.visibility_level)),
-    };
+    const access = accessFor(actor, row, level);
     return {
       row,
       namespace,
@@ -187,38 +175,6 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
 }
 
 export const view = async (c: Container, actor: Actor | null, row: ProjectRow, opts: ViewOptions) => (await buildViews(c, actor, [row], opts))[0];
-
-// ---- finding one project ----
-
-const PROJECT_NOT_FOUND = () => notFound('Project');
-
-/** `group/sub/project` → the project in that namespace, whatever the stored full path says. */
-async function findByPath(c: Container, fullPath: string): Promise<ProjectRow | undefined> {
-  const cut = fullPath.lastIndexOf('/');
-  if (cut > 0) {
-    const ns = await findNamespaceByFullPath(c.db, fullPath.slice(0, cut));
-    if (ns) {
-      const p = await findProjectByFullPath(c.db, `${ns.full_path}/${fullPath.slice(cut + 1)}`);
-      if (p && p.namespace_id === ns.id) return p;
-    }
-  }
-  return (await findProjectByFullPath(c.db, fullPath)) ?? (await findProjectByRedirect(c.db, fullPath));
-}
-
-export interface FoundProject {
-  row: ProjectRow;
-  access: ProjectAccess;
-}
-
-/** A project by id or full path (old paths redirect) that the actor may see; else 404 Project Not Found. */
-export async function findProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
-  const s = String(idOrPath);
-  const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
-  if (!row) throw PROJECT_NOT_FOUND();
-  const access = await projectAccess(c, actor, row);
-  if (!access.canRead) throw PROJECT_NOT_FOUND();
-  return { row, access };
-}
 
 export async function getProject(
   c: Container,
@@ -536,17 +492,7 @@ export async function transferProject(c: Container, actor: Actor, idOrPath: numb
   const { row, access } = await findProject(c, actor, idOrPath);
   if (!isProjectOwner(access)) throw forbidden();
 
-  const s = String(namespace);
-  const target = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
-  if (!target) throw notFound('Namespace');
-  if (target.kind === 'group') {
-    // A group the caller cannot see is not found, as the reference's find_namespace! has it.
-    await findGroup(c, actor, target.id).catch(() => {
-      throw notFound('Namespace');
-    });
-  } else if (target.owner_id !== actor.user.id && !isAdmin(actor)) {
-    throw notFound('Namespace');
-  }
+  const { row: target } = await findNamespace(c, actor, namespace);
 
   if (target.id === row.namespace_id) throw transferFailed('Project is already in this namespace.');
   if (!(await canCreateProjectIn(c, actor, target))) throw transferFailed("You don't have permission to transfer projects into that namespace.");

@@ -2,11 +2,11 @@
 // included) reach the project at the lower of their level in the group and the link's
 // group_access. Expired links count for nothing. Kept apart from sharing.ts (the share and
 // unshare operations) so that the project policy can use it without an import cycle.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findNamespacesByFullPaths, findNamespacesByIds, selfAndAncestorPaths, type NamespaceRow } from '../../db/repos/namespaces.js';
 import { liveLinksOf, type ProjectGroupLinkRow } from '../../db/repos/project_group_links.js';
 import type { Actor } from '../auth/actor.js';
-import { withFullNames } from '../groups/service.js';
+import { withFullNames } from '../groups/find.js';
 import { accessLevelInGroup, groupAccess } from '../members/policy.js';
 import { today } from '../shared/time.js';
 

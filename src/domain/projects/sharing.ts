@@ -1,6 +1,6 @@
 // Sharing a project with a group (POST/DELETE /projects/:id/share). What a link grants is
 // computed in shared_access.ts; here are the rules for making and removing one.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { findNamespaceById, findNamespacesByFullPaths, selfAndAncestorPaths } from '../../db/repos/namespaces.js';
 import { deleteGroupLink, findGroupLink, insertGroupLink, type ProjectGroupLinkRow } from '../../db/repos/project_group_links.js';
@@ -9,7 +9,7 @@ import { exactError, forbidden, invalidParams, notFound } from '../errors.js';
 import { groupAccess } from '../members/policy.js';
 import { isDate, nowIso } from '../shared/time.js';
 import { canAdminProject } from './policy.js';
-import { findProject } from './service.js';
+import { findProject } from './find.js';
 
 export interface ShareInput {
   group_id: number;

@@ -1,12 +1,13 @@
 // Stars: star/unstar a project, its starrers, and the projects a user starred.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import { addStar, pageStarrers, removeStar, type StarrerRow } from '../../db/repos/project_stars.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { notFound, notModified } from '../errors.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
-import { findProject, listWith, profileOwner, view, type ListProjectsInput, type ProjectView } from './service.js';
+import { listWith, profileOwner, view, type ListProjectsInput, type ProjectView } from './service.js';
+import { findProject } from './find.js';
 
 /** The project as it is now (its counts just changed), in the full form. */
 async function fresh(c: Container, actor: Actor, id: number): Promise<ProjectView> {

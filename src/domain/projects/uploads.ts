@@ -3,13 +3,13 @@
 // it is served back at the project's path with the project's visibility rules.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, missing, notFound } from '../errors.js';
 import { getSettings } from '../settings/service.js';
 import { contentTypeOf, isMedia, safeFilename, type IncomingFile, type StoredFile } from './files.js';
 import { ensureWritable } from './policy.js';
-import { findProject } from './service.js';
+import { findProject } from './find.js';
 
 export interface UploadResult {
   alt: string;

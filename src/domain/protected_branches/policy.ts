@@ -5,12 +5,13 @@
 // characters (anchored at both ends), matches it. Every matching rule counts, exact names first:
 // an action is allowed when ANY matching rule's entries allow it (the reference's "most
 // permissive rule wins"); force pushes likewise when any matching rule allows them.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { accessEntriesOf, protectedBranchesOf, type AccessEntryRow, type ProtectedBranchRow } from '../../db/repos/protected_branches.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import type { Actor } from '../auth/actor.js';
 import { ACCESS, accessLevelInGroup } from '../members/policy.js';
+import { canPushCode, type ProjectAccess } from '../projects/policy.js';
 
 export const NO_ACCESS = 0;
 export const ADMIN_ACCESS = 60;
@@ -69,8 +70,8 @@ export const entriesFor = (set: ProtectionSet, rules: ProtectedBranchRow[], kind
 /** Who the user is to the project, as the entry checks need it. */
 export interface Pusher {
   actor: Actor;
-  /** Effective project role. */
-  level: number;
+  /** Who the actor is to the project (role, admin). */
+  access: ProjectAccess;
 }
 
 /**
@@ -80,7 +81,7 @@ export interface Pusher {
  * names the user; a group entry needs membership of that group (inherited from above counts).
  */
 export async function entryAllows(c: Container, who: Pusher, e: AccessEntryRow): Promise<boolean> {
-  const admin = isAdmin(who.actor);
+  const { admin, level: role } = who.access;
   if (e.user_id !== null) return e.user_id === who.actor.user.id;
   if (e.group_id !== null) {
     const group = await findNamespaceById(c.db, e.group_id);
@@ -89,7 +90,7 @@ export async function entryAllows(c: Container, who: Pusher, e: AccessEntryRow):
   const level = e.access_level ?? NO_ACCESS;
   if (level === NO_ACCESS) return false;
   if (level === ADMIN_ACCESS) return admin;
-  return admin || (who.level >= ACCESS.DEVELOPER && who.level >= level);
+  return admin || (role >= ACCESS.DEVELOPER && role >= level);
 }
 
 export async function anyEntryAllows(c: Container, who: Pusher, entries: AccessEntryRow[]): Promise<boolean> {
@@ -104,7 +105,7 @@ export async function anyEntryAllows(c: Container, who: Pusher, entries: AccessE
 export async function canPushToBranch(c: Container, who: Pusher | null, project: ProjectRow, set: ProtectionSet, branch: string): Promise<boolean> {
   if (!who || project.archived === 1) return false;
   const rules = matchingRules(set, branch);
-  if (rules.length === 0) return isAdmin(who.actor) || who.level >= ACCESS.DEVELOPER;
+  if (rules.length === 0) return canPushCode(project, who.access);
   return anyEntryAllows(c, who, entriesFor(set, rules, 'push'));
 }
 

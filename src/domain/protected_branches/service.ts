@@ -1,6 +1,6 @@
 // Protected branches: list, get, protect (with push / merge / unprotect entries), update the
 // code-owner option, unprotect; and the default branch's protection on new projects.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findNamespaceById, findNamespacesByIds } from '../../db/repos/namespaces.js';
 import { findGroupLink } from '../../db/repos/project_group_links.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
@@ -20,7 +20,7 @@ import type { Actor } from '../auth/actor.js';
 import { conflict, exactError, forbidden } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
 import { canAdminProject, projectAccess } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
 import { getSettings } from '../settings/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import type { PageRequest, PageResult } from '../shared/page.js';

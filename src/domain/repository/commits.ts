@@ -2,7 +2,7 @@
 // the commit readers. Every commit goes through checkRefUpdates before its branch moves and
 // through publishRefChanges after; the branch moves by compare-and-swap, and a commit that lost
 // a race with another change of the branch is rebuilt on the new head, so none is ever lost.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import {
   ActionError,
@@ -21,9 +21,8 @@ import { isValidBranchName } from '../../git/refs.js';
 import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, forbidden, invalidParams, notFound } from '../errors.js';
-import { ACCESS } from '../members/policy.js';
-import { ensureWritable, projectAccess, visibleLevelsFor } from '../projects/policy.js';
-import { findProject } from '../projects/service.js';
+import { canPushCode, canReadCode, ensureWritable, type ProjectAccess } from '../projects/policy.js';
+import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { checkRefUpdates } from './protection.js';
 import { publishRefChanges } from './ref_changes.js';
@@ -34,26 +33,22 @@ export const apiError = (message: string) => exactError(400, { message });
 
 export interface RepositoryRef {
   row: ProjectRow;
+  access: ProjectAccess;
   dir: string;
 }
 
-/**
- * A project whose code the actor may read (download_code): anyone for public projects, signed-in
- * users for internal ones, reporters and above for private ones. Invisible projects are 404.
- */
+/** A project whose code the actor may read (download_code); invisible projects are 404, others 403. */
 export async function readableRepository(c: Container, actor: Actor | null, idOrPath: number | string): Promise<RepositoryRef> {
   const { row, access } = await findProject(c, actor, idOrPath);
-  const open = row.visibility_level >= 20 || (actor !== null && visibleLevelsFor(actor).includes(row.visibility_level));
-  if (!(access.admin || access.level >= ACCESS.REPORTER || open)) throw forbidden();
-  return { row, dir: repositoryDir(c, row.id) };
+  if (!canReadCode(access)) throw forbidden();
+  return { row, access, dir: repositoryDir(c, row.id) };
 }
 
-/** A project the actor may push to through the API (developer and above; never archived). */
+/** A project the actor may push to through the API (push_code; an archived project is a bare 403). */
 export async function writableRepository(c: Container, actor: Actor, idOrPath: number | string): Promise<RepositoryRef> {
   const repo = await readableRepository(c, actor, idOrPath);
   ensureWritable(repo.row);
-  const access = await projectAccess(c, actor, repo.row);
-  if (!access.admin && access.level < ACCESS.DEVELOPER) throw forbidden('You are not allowed to push into this branch');
+  if (!canPushCode(repo.row, repo.access)) throw forbidden('You are not allowed to push into this branch');
   return repo;
 }
 

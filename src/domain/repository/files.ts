@@ -3,7 +3,7 @@
 // protection checks and the same published ref change.
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { blobAt, blobStream, lastCommitFor, readBlob, readCommit } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';

@@ -3,7 +3,7 @@
 // project, group, impersonation or OAuth) — or the account password while the setting
 // password_authentication_enabled_for_git allows it. CI job tokens (user `service-ci-token`)
 // belong here too, with the CI area.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserByEmail, findUserByUsername } from '../../db/repos/users.js';
 import type { GitService } from '../../git/smart_http.js';
@@ -11,7 +11,8 @@ import type { Actor } from '../auth/actor.js';
 import { authenticate } from '../auth/service.js';
 import { JOB_TOKEN_GIT_USERNAMES } from '../ci/job_token.js';
 import { DomainError, exactError, forbidden, unauthorized } from '../errors.js';
-import { findProject } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
+import { canReadCode, type ProjectAccess } from '../projects/policy.js';
 import { verifyPassword } from '../shared/secrets.js';
 import { getSettings } from '../settings/service.js';
 import { checkRefUpdates } from './protection.js';
@@ -69,8 +70,9 @@ export async function gitAccess(c: Container, actor: Actor | null, fullPath: str
   if (settings.enabled_git_access_protocol === 'ssh') throw forbidden('Git access over HTTP is not allowed');
   if (!fullPath.includes('/')) throw actor ? notFoundForGit() : unauthorized();
   let project: ProjectRow;
+  let access: ProjectAccess;
   try {
-    project = (await findProject(c, actor, fullPath)).row;
+    ({ row: project, access } = await findProject(c, actor, fullPath));
   } catch (e) {
     if (e instanceof DomainError && e.detail.kind === 'not_found') throw actor ? notFoundForGit() : unauthorized();
     throw e;
@@ -84,6 +86,7 @@ export async function gitAccess(c: Container, actor: Actor | null, fullPath: str
   }
   if (service === 'git-upload-pack') {
     if (actor?.scopes && !actor.scopes.some((s) => READ_SCOPES.includes(s))) throw forbidden('You are not allowed to download code.');
+    if (!canReadCode(access)) throw forbidden('You are not allowed to download code from this project.');
     return { project, dir };
   }
   if (!actor) throw unauthorized();

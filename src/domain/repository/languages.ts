@@ -1,8 +1,8 @@
 // GET /projects/:id/languages: language name → share (%) of the default branch's files, largest
 // first; {} for an empty repository. Served from the cached statistics (see statistics.ts).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { Actor } from '../auth/actor.js';
-import { findProject } from '../projects/service.js';
+import { findProject } from '../projects/find.js';
 import { repositoryStatistics } from './statistics.js';
 
 export async function repositoryLanguages(c: Container, actor: Actor | null, idOrPath: number | string): Promise<Record<string, number>> {

@@ -1,14 +1,13 @@
 // THE check for every ref change, whatever its path (git push over HTTP, commits API, files API,
 // branch create/delete API). Callers collect the updates and call checkRefUpdates before git
 // moves any ref; a refusal throws forbidden(<message shown to the user>) and changes nothing.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { branchesContaining, diffPaths, fileAt, HEADS } from '../../git/refs.js';
 import { ZERO_SHA } from '../../git/repository.js';
-import { isAdmin, type Actor } from '../auth/actor.js';
+import type { Actor } from '../auth/actor.js';
 import { forbidden } from '../errors.js';
-import { ACCESS } from '../members/policy.js';
-import { projectAccess } from '../projects/policy.js';
+import { canDeleteProtectedBranch, canPushCode, projectAccess } from '../projects/policy.js';
 import { codeOwnerPatternsMatched, parseCodeOwners } from '../protected_branches/code_owners.js';
 import { anyEntryAllows, entriesFor, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
 import { repositoryDir } from './service.js';
@@ -68,13 +67,13 @@ export const REF_MESSAGES = {
 export async function checkRefUpdates(c: Container, actor: Actor, project: ProjectRow, updates: RefUpdate[], opts: RefCheckOptions = {}): Promise<void> {
   if (project.archived === 1) throw forbidden('You are not allowed to push code to an archived project.');
   const access = await projectAccess(c, actor, project);
-  if (!access.admin && access.level < ACCESS.DEVELOPER) throw forbidden('You are not allowed to push code to this project.');
+  if (!canPushCode(project, access)) throw forbidden('You are not allowed to push code to this project.');
 
   const branchUpdates = updates.filter((u) => u.ref.startsWith(HEADS));
   if (branchUpdates.length === 0) return;
   const via = opts.via ?? 'git';
   const set = await loadProtection(c, project.id);
-  const who: Pusher = { actor, level: access.level };
+  const who: Pusher = { actor, access };
   const dir = repositoryDir(c, project.id);
 
   for (const u of branchUpdates) {
@@ -100,7 +99,7 @@ export async function checkRefUpdates(c: Container, actor: Actor, project: Proje
     }
     if (deletion) {
       // push_to_delete_protected_branch: maintainers, owners, admins.
-      if (!(isAdmin(actor) || access.level >= ACCESS.MAINTAINER)) throw forbidden(REF_MESSAGES.nonMaintainerDeleteProtected);
+      if (!canDeleteProtectedBranch(access)) throw forbidden(REF_MESSAGES.nonMaintainerDeleteProtected);
       if (via !== 'web') throw forbidden(REF_MESSAGES.nonWebDeleteProtected);
       continue;
     }

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { ensureHooks, listenForHook, type HookDecision, type HookLine } from '../../git/hooks/index.js';
 import { isAncestor, ZERO_SHA } from '../../git/repository.js';

@@ -6,7 +6,7 @@
 // - the project's last_activity_at;
 // - a refresh of the cached repository figures (statistics, languages);
 // - the announcement to the hook deliverer (`announceRefChanges`).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { touchProjectActivity } from '../../db/repos/repository_statistics.js';
 import { countCommits, newestMessage, resolveRevision } from '../../git/repository.js';
@@ -160,12 +160,3 @@ export function checkRepositoryPushPayload(p: unknown): RepositoryPushPayload {
   return v as RepositoryPushPayload;
 }
 
-/**
- * Registers the handler of announcements. For now it ONLY validates the payload: the hooks issue
- * replaces this with the delivery of push and tag push hooks (project and system).
- */
-export function registerRefChangeJobs(c: Container): void {
-  c.queue.register(REPOSITORY_PUSH_JOB, async (payload: unknown) => {
-    checkRepositoryPushPayload(payload);
-  });
-}

@@ -1,7 +1,7 @@
 // Every project owns one bare repository, stored by project id so renames and transfers touch only
 // the database. Created with the project, removed with it.
 import path from 'node:path';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
 import { commitSingleFile, copyBare, initBare, removeRepository } from '../../git/repository.js';

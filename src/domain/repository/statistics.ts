@@ -2,7 +2,7 @@
 // language breakdown for GET /projects/:id/languages. Computing them reads the whole default branch,
 // so they are computed once (on first use) and then refreshed by a job after pushes to the default
 // branch, never per request.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import {
   pendingJobWithPayload,
@@ -66,8 +66,3 @@ export async function scheduleRepositoryRefresh(c: Container, projectId: number)
 }
 
 /** The refresh job: idempotent (it recomputes from the repository as it is now). */
-export function registerRepositoryStatisticsJob(c: Container): void {
-  c.queue.register(REPOSITORY_REFRESH_JOB, async (payload: { projectId: number }) => {
-    await refreshRepositoryStatistics(c, Number(payload.projectId));
-  });
-}

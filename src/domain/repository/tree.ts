@@ -1,5 +1,5 @@
 // The repository tree API: the entries of a directory at a ref, optionally recursive, paged.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { listTree as lsTree, readCommit, type TreeEntry } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
 import { notFound } from '../errors.js';

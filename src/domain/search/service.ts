@@ -2,7 +2,7 @@
 // users) with its `search` filter, so results are exactly what those lists would show the caller.
 // Reference: lib/api/search.rb (global scopes of the Community edition). Rate limited per user
 // (`search_rate_limit`) or, for anonymous callers, per IP (`search_rate_limit_unauthenticated`).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { Actor } from '../auth/actor.js';
 import { listProjects, type ProjectView } from '../projects/service.js';
 import { getSettings } from '../settings/service.js';

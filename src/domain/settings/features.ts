@@ -1,5 +1,5 @@
 // Instance settings that switch whole features on or off, for the areas that serve them.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { notFound } from '../errors.js';
 import { getSettings } from './service.js';
 

@@ -5,7 +5,7 @@
 // `recheckMs` (default 5 s) and re-reads the row only when it changed. So a change made on one
 // node is seen by the others well within the spec's 60 seconds, at the cost of one indexed
 // single-column read per node every few seconds.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { ensureSettingsRow, findSettingsRow, findSettingsVersion, writeSettingsRow, type SettingsRow } from '../../db/repos/settings.js';
 import type { Actor } from '../auth/actor.js';
 import { conflict, invalidParams } from '../errors.js';

@@ -1,6 +1,6 @@
 // Instance settings about visibility that several areas apply: the levels administrators have
 // restricted (`restricted_visibility_levels`) and the default for new groups.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { VISIBILITY, visibilityName, type VisibilityName } from '../members/policy.js';
 import { getSettings } from './service.js';

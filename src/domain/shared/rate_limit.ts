@@ -2,7 +2,7 @@
 // window, counted in the database so that every node shares one count. Exceeding a limit is a
 // 429 whose text/plain body is the instance's `rate_limiting_response_text` (the spec's rule),
 // with the reference throttle's Retry-After and RateLimit-* headers.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { hitRateLimit, pruneRateLimits } from '../../db/repos/rate_limits.js';
 import { throttled, tooManyRequests } from '../errors.js';
 import { getSettings } from '../settings/service.js';

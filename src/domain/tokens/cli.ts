@@ -1,5 +1,5 @@
 // Token creation for the command line (no actor: whoever runs the CLI owns the data dir).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { findUserByUsername } from '../../db/repos/users.js';
 import { isDate } from '../shared/time.js';
 import { PAT_SCOPES } from './scopes.js';

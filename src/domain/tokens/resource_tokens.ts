@@ -1,7 +1,7 @@
 // Group and project access tokens, one way: each token belongs to a bot user made for it
 // (`group_<id>_bot`, `project_<id>_bot`, numbered when taken), a member of the group or
 // project with the token's role. Revoking the token removes the bot and so its membership.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { deleteBotUsers } from '../../db/repos/groups.js';
 import { insertMember, type SourceRef } from '../../db/repos/members.js';
 import { findBotToken, pageBotTokens } from '../../db/repos/resource_tokens.js';

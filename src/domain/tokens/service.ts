@@ -1,7 +1,7 @@
 // Access tokens: issuing every kind (personal, impersonation, project and group bot tokens) in
 // one place that generates the secret, stores only its digest and returns it once; and the
 // personal and impersonation token operations of the API.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import {
   findPatById,
   insertPat,

@@ -1,6 +1,6 @@
 // Web sessions: the `_service_session` cookie the front end carries. The API honours it
 // (domain/auth) but never hands one out; this is how one is made (sign-in, tests).
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { insertSession } from '../../db/repos/tokens.js';
 import { digest, randomToken } from '../shared/secrets.js';
 import { addSeconds, nowIso } from '../shared/time.js';

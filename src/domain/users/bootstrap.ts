@@ -1,7 +1,7 @@
 // First start on an empty database: the admin `root`, its namespace and its token.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { insertPat } from '../../db/repos/tokens.js';
 import { countUsers } from '../../db/repos/users.js';
 import { digest, randomToken } from '../shared/secrets.js';

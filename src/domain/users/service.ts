@@ -1,6 +1,6 @@
 // Users: one function per operation. Rules here; SQL in db/repos.
 import type { Updateable } from 'kysely';
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { findNamespaceByFullPath } from '../../db/repos/namespaces.js';
 import type { UsersTable } from '../../db/schema.js';

@@ -1,6 +1,6 @@
 // Self sign-up, the reference's web registration (`POST /users`): open only while the instance
 // allows sign-ups, subject to the same rules as its registration form.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import type { UserRow } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, missing, validation } from '../errors.js';

@@ -2,7 +2,7 @@
 // with `domain_denylist_enabled`), in the reference's RestrictedSignup words. Entries may use `*`
 // wildcards and match the whole domain, case-insensitively. A domain on the allowlist is accepted
 // even if it is also denied.
-import type { Container } from '../../container.js';
+import type { Container } from '../context.js';
 import { getSettings } from '../settings/service.js';
 
 function domainMatches(patterns: readonly string[], email: string): boolean {

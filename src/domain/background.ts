@@ -1,0 +1,61 @@
+// Every kind of background work and its handler, in one place. The container registers them all
+// on every node's queue (any node runs any job); a test may register only the kinds it drives.
+import type { JobHandler } from '../queue/queue.js';
+import { DELETE_MERGED_BRANCHES_JOB, runDeleteMergedBranches } from './branches/service.js';
+import { ARTIFACTS_EXPIRE_JOB, ARTIFACTS_EXPIRE_EVERY_MS, expireArtifacts, scheduleArtifactsExpiry } from './ci/artifacts.js';
+import { PUSH_PIPELINE_JOB, runPushPipelines } from './ci/push_pipelines.js';
+import type { Container } from './context.js';
+import { EVENTS_PRUNE_EVERY_MS, EVENTS_PRUNE_JOB, pruneOldEvents, scheduleEventsPrune } from './events/service.js';
+import { EXPORTS_EXPIRE_EVERY_MS, EXPORTS_EXPIRE_JOB, expireExports, PROJECT_EXPORT_JOB, runExport, scheduleExportsExpiry } from './import_export/export.js';
+import { PROJECT_IMPORT_JOB, runImport } from './import_export/import.js';
+import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
+import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
+import { checkRepositoryPushPayload, REPOSITORY_PUSH_JOB } from './repository/ref_changes.js';
+import { refreshRepositoryStatistics, REPOSITORY_REFRESH_JOB } from './repository/statistics.js';
+
+const HANDLERS: Record<string, (c: Container) => JobHandler> = {
+  [PROJECT_DESTROY_JOB]: (c) => (payload: { projectId: number }) => runProjectDestroy(c, payload),
+  [FORK_REPOSITORY_JOB]: (c) => (payload: { projectId: number }) => runForkRepository(c, payload),
+  [DELETE_MERGED_BRANCHES_JOB]: (c) => (payload: { projectId: number; userId: number }) => runDeleteMergedBranches(c, payload),
+  [REPOSITORY_REFRESH_JOB]: (c) => async (payload: { projectId: number }) => {
+    await refreshRepositoryStatistics(c, Number(payload.projectId));
+  },
+  // Announcements of ref changes: for now the payload is only validated (the hooks issue delivers them).
+  [REPOSITORY_PUSH_JOB]: () => async (payload: unknown) => {
+    checkRepositoryPushPayload(payload);
+  },
+  [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
+  [PROJECT_EXPORT_JOB]: (c) => (payload: { projectId: number; run: number }) => runExport(c, payload),
+  [PROJECT_IMPORT_JOB]: (c) => (payload: { projectId: number }) => runImport(c, payload),
+  // Recurring work reschedules itself after each run (the next run is a new job).
+  [EVENTS_PRUNE_JOB]: (c) => async (_payload, job) => {
+    await pruneOldEvents(c);
+    await scheduleEventsPrune(c, new Date(Date.now() + EVENTS_PRUNE_EVERY_MS), job.id);
+  },
+  [ARTIFACTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
+    await expireArtifacts(c);
+    await scheduleArtifactsExpiry(c, new Date(Date.now() + ARTIFACTS_EXPIRE_EVERY_MS), job.id);
+  },
+  [EXPORTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
+    await expireExports(c);
+    await scheduleExportsExpiry(c, new Date(Date.now() + EXPORTS_EXPIRE_EVERY_MS), job.id);
+  },
+};
+
+/** Registers the handlers of `kinds` (default: all) on `c.queue`. */
+export function registerBackgroundJobs(c: Container, kinds: readonly string[] = Object.keys(HANDLERS)): void {
+  for (const kind of kinds) {
+    const handler = HANDLERS[kind];
+    if (!handler) throw new Error(`no background job of kind "${kind}"`);
+    c.queue.register(kind, handler(c));
+  }
+}
+
+/** The first run of the recurring work, a minute after start, on nodes that run workers. */
+export async function scheduleRecurringJobs(c: Container): Promise<void> {
+  if (c.config.queueWorkers <= 0) return;
+  const soon = new Date(Date.now() + 60_000);
+  await scheduleEventsPrune(c, soon);
+  await scheduleArtifactsExpiry(c, soon);
+  await scheduleExportsExpiry(c, soon);
+}

@@ -1,0 +1,25 @@
+// What the domain receives: the parts one app is wired from (src/container.ts builds it). Types
+// only, so the domain depends on no wiring at run time.
+import type { EventEmitter } from 'node:events';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Dialect } from '../db/dialect.js';
+import type { DB } from '../db/schema.js';
+import type { Queue } from '../queue/queue.js';
+import type { BlobStorage } from '../storage/blob.js';
+
+export interface Container {
+  config: Config;
+  db: Kysely<DB>;
+  dialect: Dialect;
+  log: Logger;
+  /** Durable background work; workers run only after queue.start() (main.ts `serve`). */
+  queue: Queue;
+  storage: BlobStorage;
+  /**
+   * In-process CI signals to the runner of this node ('pending': a job became pending;
+   * 'canceled' (jobId): stop it now). Runners on other nodes notice by polling.
+   */
+  ciSignals: EventEmitter;
+}

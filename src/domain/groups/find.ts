@@ -1,0 +1,46 @@
+// Finding a group the actor may see, and the full names groups are shown with. Small on purpose:
+// every area that names a group imports this, not the groups service.
+import type { Container } from '../context.js';
+import { findNamespaceByFullPath, findNamespaceById, findNamespacesByFullPaths, selfAndAncestorPaths, type NamespaceRow } from '../../db/repos/namespaces.js';
+import type { Actor } from '../auth/actor.js';
+import type { CustomAttributeView } from '../custom_attributes/lists.js';
+import { notFound } from '../errors.js';
+import { groupAccess, type GroupAccess } from '../members/policy.js';
+
+export interface GroupView {
+  row: NamespaceRow;
+  /** Names from the top-level group down, joined by " / ". */
+  fullName: string;
+  /** Present when an admin asked `with_custom_attributes`. */
+  customAttributes?: CustomAttributeView[];
+}
+
+export interface FoundGroup {
+  row: NamespaceRow;
+  access: GroupAccess;
+}
+
+const GROUP_NOT_FOUND = () => notFound('Group');
+
+/** A group by id or (URL-decoded) full path that the actor may see; else 404 Group Not Found. */
+export async function findGroup(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundGroup> {
+  const s = String(idOrPath);
+  const row = /^\d+$/.test(s) ? await findNamespaceById(c.db, Number(s)) : await findNamespaceByFullPath(c.db, s);
+  if (!row || row.kind !== 'group') throw GROUP_NOT_FOUND();
+  const access = await groupAccess(c, actor, row);
+  if (!access.canRead) throw GROUP_NOT_FOUND();
+  return { row, access };
+}
+
+/** Adds full names (ancestor names joined by " / ") to group rows, in one query. */
+export async function withFullNames(c: Container, rows: NamespaceRow[]): Promise<GroupView[]> {
+  const paths = [...new Set(rows.flatMap((r) => selfAndAncestorPaths(r.full_path_lower)))];
+  const names = new Map((await findNamespacesByFullPaths(c.db, paths)).map((r) => [r.full_path_lower, r.name]));
+  return rows.map((row) => ({
+    row,
+    fullName: selfAndAncestorPaths(row.full_path_lower)
+      .map((p) => names.get(p) ?? p)
+      .join(' / '),
+  }));
+}
+

@@ -1,0 +1,38 @@
+// Finding a project the actor may see. Small on purpose: every area that names a project imports
+// this, not the projects service.
+import type { Container } from '../context.js';
+import { findNamespaceByFullPath } from '../../db/repos/namespaces.js';
+import { findProjectByFullPath, findProjectById, findProjectByRedirect, type ProjectRow } from '../../db/repos/projects.js';
+import type { Actor } from '../auth/actor.js';
+import { notFound } from '../errors.js';
+import { canReadProject, projectAccess, type ProjectAccess } from './policy.js';
+
+const PROJECT_NOT_FOUND = () => notFound('Project');
+
+/** `group/sub/project` → the project in that namespace, whatever the stored full path says. */
+async function findByPath(c: Container, fullPath: string): Promise<ProjectRow | undefined> {
+  const cut = fullPath.lastIndexOf('/');
+  if (cut > 0) {
+    const ns = await findNamespaceByFullPath(c.db, fullPath.slice(0, cut));
+    if (ns) {
+      const p = await findProjectByFullPath(c.db, `${ns.full_path}/${fullPath.slice(cut + 1)}`);
+      if (p && p.namespace_id === ns.id) return p;
+    }
+  }
+  return (await findProjectByFullPath(c.db, fullPath)) ?? (await findProjectByRedirect(c.db, fullPath));
+}
+
+export interface FoundProject {
+  row: ProjectRow;
+  access: ProjectAccess;
+}
+
+/** A project by id or full path (old paths redirect) that the actor may see; else 404 Project Not Found. */
+export async function findProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
+  const s = String(idOrPath);
+  const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
+  if (!row) throw PROJECT_NOT_FOUND();
+  const access = await projectAccess(c, actor, row);
+  if (!canReadProject(access)) throw PROJECT_NOT_FOUND();
+  return { row, access };
+}
