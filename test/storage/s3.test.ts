@@ -10,6 +10,10 @@ import { blobStorageSuite, readAll } from './suite.js';
 import { multipart, PNG } from '../helpers/project_resources.js';
 import { makeProject } from '../helpers/projects.js';
 import { fixtureArchive, postImport, runImportExportJobs } from '../helpers/import_export.js';
+import { PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
+import { freePort } from '../helpers/git.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 let s3: TestS3;
 before(async () => { s3 = await startS3(); });
@@ -114,6 +118,23 @@ for (const dialect of DIALECTS) {
       const noRegion = await t.request('POST', '/api/v4/projects/remote-import-objstore', { body: { ...body('x', 'y'), region: undefined } });
       assert.deepEqual([noRegion.status, noRegion.body], [400, { message: '400 (Bad request) "region" not given' }]);
       assert.equal((await t.get(`/api/v4/projects/${encodeURIComponent(`root/nothing-${dialect}`)}`)).status, 404, 'no project for a failed read');
+    });
+
+    it("python-gitlab's projects.remote_import_s3 starts an import from the bucket", { skip: pythonGitlabSkip() }, async () => {
+      await new S3BlobStorage(location('')).put(`their-exports/py-${dialect}.tar.gz`, fixtureArchive());
+      const port = await freePort();
+      await t.app.listen({ port, host: '127.0.0.1' });
+      const script = [
+        'import gitlab, json, sys',
+        `gl = gitlab.Gitlab("http://127.0.0.1:${port}", private_token=sys.argv[1])`,
+        `r = gl.projects.remote_import_s3(path="py-s3-${dialect}", region="us-east-1", bucket_name="${s3.bucket}", file_key="their-exports/py-${dialect}.tar.gz", access_key_id="${S3_KEY}", secret_access_key="${S3_KEY}")`,
+        'print(json.dumps({"status": r["import_status"], "path": r["path"], "id": r["id"]}))',
+      ].join('\n');
+      const { stdout } = await promisify(execFile)(PYTHON, ['-c', script, t.rootToken]);
+      const seen = JSON.parse(stdout.trim());
+      assert.deepEqual({ ...seen, id: null }, { status: 'scheduled', path: `py-s3-${dialect}`, id: null });
+      await runImportExportJobs(t);
+      assert.equal((await t.get(`/api/v4/projects/${seen.id}/import`)).body.import_status, 'finished');
     });
   });
 }
