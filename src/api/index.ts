@@ -13,7 +13,6 @@ import { namespaceRoutes } from './namespaces/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { pipelineRoutes } from './pipelines/routes.js';
 import { projectRoutes } from './projects/routes.js';
-import { projectAccessTokenRoutes } from './projects/access_tokens_routes.js';
 import { projectHookRoutes } from './projects/hooks_routes.js';
 import { projectSharingRoutes } from './projects/sharing_routes.js';
 import { projectUploadRoutes } from './projects/uploads_routes.js';
@@ -24,7 +23,8 @@ import { repositoryRoutes } from './repository/routes.js';
 import { searchRoutes } from './search/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { signupRoutes } from './signup/routes.js';
+import { accessTokenRoutes } from './tokens/resource_routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...projectAccessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...importExportRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...importExportRoutes];

@@ -22,3 +22,5 @@ export const IdOrPath = T.Union([T.Integer(), T.String()]);
 
 /** An array parameter that also accepts `a,b,c`. */
 export const CommaList = <S extends TSchema>(item: S) => T.Unsafe<Static<S>[]>({ ...T.Array(item), commaSeparated: true });
+/** Grape's `allow_blank: false`: a string given empty (or only spaces) is refused with `<name> is empty`. */
+export const NotBlank = <S extends TSchema>(schema: S): S => ({ ...schema, allowBlank: false });

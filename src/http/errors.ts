@@ -15,6 +15,8 @@ export function fromKind(e: ErrorKind): HttpError {
   switch (e.kind) {
     case 'not_found':
       return { status: 404, body: { message: e.resource ? `404 ${e.resource} Not Found` : '404 Not Found' } };
+    case 'record_not_found':
+      return { status: 404, body: { message: '404 Not found' } };
     case 'missing':
       return { status: 400, body: { message: `400 (Bad request) "${e.attribute}" not given` } };
     case 'invalid_params':
@@ -23,6 +25,10 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 400, body: { message: e.messages } };
     case 'bad_request':
       return { status: 400, body: { message: e.reason ? `400 Bad request - ${e.reason}` : '400 Bad request' } };
+    case 'api_error':
+      return { status: e.status, body: { message: e.message } };
+    case 'push_refused': // the API answers a refused ref change as the reference's PreReceiveError: 400 with git's message
+      return { status: 400, body: { message: e.message } };
     case 'unauthorized':
       return { status: 401, body: { message: '401 Unauthorized' } };
     case 'forbidden':
@@ -48,8 +54,6 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 429, body: e.text, headers: e.headers };
     case 'not_modified':
       return { status: 304, body: '' };
-    case 'api_error':
-      return { status: e.status, body: { message: e.message } };
     case 'throttled':
       return { status: 429, body: { message: { error: 'This endpoint has been requested too many times. Try again later.' } } };
     case 'exact':

@@ -66,6 +66,8 @@ function sendGitError(reply: FastifyReply, e: unknown): FastifyReply {
       return text(401, ACCESS_DENIED).header('www-authenticate', REALM);
     case 'forbidden':
       return text(403, d.reason ?? 'Access denied');
+    case 'push_refused':
+      return text(403, d.message);
     case 'exact':
       return text(d.status, typeof d.body === 'string' ? d.body : String((d.body as { message?: unknown })?.message ?? ''));
     case 'not_found':

@@ -62,6 +62,8 @@ export function toOpenApiSchema(schema: TSchema | Json): Json {
       out[key] = v;
     } else if (key === 'commaSeparated') {
       out['x-comma-separated'] = v; // arrays that also accept `a,b,c`
+    } else if (key === 'allowBlank') {
+      out['x-allow-blank'] = v; // Grape's allow_blank: false (empty or only spaces is refused)
     }
     // anything else ($id, $schema, TypeBox internals, unknown keywords) is not OpenAPI 3.0: dropped
   }
@@ -144,6 +146,9 @@ function operation(r: ApiRoute<any>, names: string[]): Json {
     };
   }
   if (parameters.length) op.parameters = parameters;
+  // Rules over several parameters (Grape's), which OpenAPI 3.0 cannot say in a schema.
+  if (r.paramRules?.atLeastOneOf) op['x-at-least-one-of'] = r.paramRules.atLeastOneOf;
+  if (r.paramRules?.mutuallyExclusive) op['x-mutually-exclusive'] = r.paramRules.mutuallyExclusive;
 
   const status = r.status ?? (r.method === 'POST' ? 201 : 200);
   const ok: Json = { description: status === 204 || !r.response ? 'Success, no body' : 'Success' };

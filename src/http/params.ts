@@ -126,8 +126,25 @@ function isAbsent(schema: TSchema, v: unknown): boolean {
   return v === '' && (schema as any)[Kind] !== 'String';
 }
 
-export function parseParams<T>(schema: TObject, raw: Record<string, unknown>): T {
+/** Rules over several parameters, declared on the route and worded as Grape words them. */
+export interface ParamRules {
+  /** Each list needs at least one of its parameters. */
+  atLeastOneOf?: readonly (readonly string[])[];
+  /** At most one parameter of each list may be given. */
+  mutuallyExclusive?: readonly (readonly string[])[];
+}
+
+/** Grape's `allow_blank: false` on a string: empty or only spaces is refused (`<name> is empty`). */
+const refusesBlank = (schema: TSchema): boolean => (schema as any).allowBlank === false;
+
+/**
+ * Parses the merged request against the route's schema, in Grape's order: per parameter its
+ * presence, its type and values, allow_blank; then at_least_one_of and mutually_exclusive. A
+ * missing required parameter answers at once; the other errors are reported together.
+ */
+export function parseParams<T>(schema: TObject, raw: Record<string, unknown>, rules: ParamRules = {}): T {
   const out: Record<string, unknown> = {};
+  const given = new Set<string>();
   const errors: string[] = [];
   for (const [key, sub] of Object.entries(schema.properties)) {
     const v = raw[key];
@@ -136,9 +153,18 @@ export function parseParams<T>(schema: TObject, raw: Record<string, unknown>): T
       if ((sub as any).default !== undefined) out[key] = (sub as any).default;
       continue;
     }
+    given.add(key); // the rules over several parameters look at what was sent, valid or not
     const r = coerce(sub, v);
     if (r instanceof Invalid) errors.push(`${key} ${r.reason}`);
+    else if (refusesBlank(sub) && typeof r === 'string' && r.trim() === '') errors.push(`${key} is empty`);
     else out[key] = r;
+  }
+  for (const names of rules.atLeastOneOf ?? []) {
+    if (!names.some((n) => given.has(n))) errors.push(`${names.join(', ')} are missing, at least one parameter must be provided`);
+  }
+  for (const names of rules.mutuallyExclusive ?? []) {
+    const both = names.filter((n) => given.has(n));
+    if (both.length > 1) errors.push(`${both.join(', ')} are mutually exclusive`);
   }
   if (errors.length) throw invalidParams(errors.join(', '));
   return out as T;

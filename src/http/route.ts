@@ -13,7 +13,7 @@ import type { PageRequest, PageResult } from '../domain/shared/page.js';
 import { credentialOf, sudoIdentifierOf } from './auth.js';
 import { readMultipart } from './content.js';
 import { PAGE_PARAMS, pageHeaders, pageRequest, type KeysetSupport, type PageInput } from './pagination.js';
-import { parseParams } from './params.js';
+import { parseParams, type ParamRules } from './params.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -23,10 +23,15 @@ export const API_PREFIX = '/api/v4';
 export const READ_SCOPES = ['api', 'read_api'] as const;
 export const WRITE_SCOPES = ['api'] as const;
 
-export interface RouteContext<P> {
+/** `required` (the default) lets only authenticated callers in; `optional` lets anonymous ones in too. */
+export type RouteAuth = 'required' | 'optional';
+/** The caller a handler sees: always present on a route that requires authentication. */
+type ActorOf<A extends RouteAuth> = A extends 'optional' ? Actor | null : Actor;
+
+export interface RouteContext<P, A extends Actor | null = Actor | null> {
   c: Container;
   input: P;
-  actor: Actor | null;
+  actor: A;
   /** The page asked for; meaningful on paginated routes. */
   page: PageRequest;
   request: FastifyRequest;
@@ -35,7 +40,7 @@ export interface RouteContext<P> {
   reply: { status(code: number): void; header(name: string, value: string): void };
 }
 
-export interface ApiRoute<P extends TObject = TObject> {
+export interface ApiRoute<P extends TObject = TObject, A extends RouteAuth = RouteAuth> {
   method: Method;
   /** Relative to /api/v4, Fastify style: `/users/:id`; absolute when `outsideApi` is set. */
   path: string;
@@ -44,7 +49,7 @@ export interface ApiRoute<P extends TObject = TObject> {
   summary: string;
   tag: string;
   /** `optional` lets anonymous callers in (public data); default `required`. */
-  auth?: 'required' | 'optional';
+  auth?: A;
   /**
    * Administrators only: checked right after authentication and before parameters, as the
    * reference's `authenticated_as_admin!` before-filter does (403 comes before a 400).
@@ -55,6 +60,8 @@ export interface ApiRoute<P extends TObject = TObject> {
   /** Token scopes that satisfy this route; default READ_SCOPES for GET, WRITE_SCOPES otherwise. */
   scopes?: readonly string[];
   params?: P;
+  /** Rules over several parameters (Grape's at_least_one_of, mutually_exclusive), checked after each parameter's own. */
+  paramRules?: ParamRules;
   /** Schema of the success body; for a paginated route, of one item. Omit for an empty body. */
   response?: TSchema;
   /** Success status; default 200, 201 for POST. */
@@ -62,7 +69,7 @@ export interface ApiRoute<P extends TObject = TObject> {
   paginated?: boolean;
   /** Present when the list supports `pagination=keyset` for the given parameters. */
   keyset?: KeysetSupport;
-  handler: (ctx: RouteContext<Static<P>>) => Promise<unknown>;
+  handler(ctx: RouteContext<Static<P>, ActorOf<A>>): Promise<unknown>;
 }
 
 /** A handler's answer that is a file, not JSON (uploads, avatars): streamed with its type and length. */
@@ -76,8 +83,8 @@ export class FileBody {
   ) {}
 }
 
-/** Declares a route with its parameter types inferred from its schema. */
-export const route = <P extends TObject>(r: ApiRoute<P>): ApiRoute<P> => r;
+/** Declares a route with its parameter types inferred from its schema and its caller's from `auth`. */
+export const route = <P extends TObject, A extends RouteAuth = 'required'>(r: ApiRoute<P, A>): ApiRoute<P, A> => r;
 
 const EMPTY = T.Object({});
 
@@ -140,7 +147,7 @@ export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<an
       if (actor) requireScope(actor, scopes);
       if (r.admin && !isAdmin(actor)) throw forbidden();
 
-      const input = parseParams<Record<string, unknown>>(schema, raw);
+      const input = parseParams<Record<string, unknown>>(schema, raw, r.paramRules);
       const page = pageRequest(input as PageInput, r.paginated ? (r.keyset ?? null) : null);
 
       let code = status;
@@ -148,7 +155,7 @@ export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<an
       const result = await r.handler({
         c,
         input,
-        actor,
+        actor, // present unless the route is `auth: 'optional'` (checked above)
         page,
         request: req,
         ifUnmodifiedSince: httpDate(req.headers['if-unmodified-since']),

@@ -470,6 +470,10 @@ describe('CI config: when, start_in, allow_failure', () => {
   it('start_in: missing, over a week, without delayed', async () => {
     await assertError('j:\n  script: x\n  when: delayed\n', 'jobs:j start in should be a duration');
     await assertError('j:\n  script: x\n  when: delayed\n  start_in: 8 days\n', 'jobs:j start in should not exceed the limit');
+    // a zero duration is none (ChronicDuration gives nil), and so is a word that is not a unit
+    await assertError('j:\n  script: x\n  when: delayed\n  start_in: 0 seconds\n', 'jobs:j start in should be a duration');
+    await assertError('j:\n  script: x\n  when: delayed\n  start_in: soon\n', 'jobs:j start in should be a duration');
+    assert.equal(job(await plan('j:\n  script: x\n  when: delayed\n  start_in: 1 day and 2 hours\n'), 'j').startIn, '1 day and 2 hours');
     await assertError('j:\n  script: x\n  start_in: 1 hour\n', 'jobs:j start in must be blank');
   });
 
@@ -619,6 +623,7 @@ j:
     await assertError('j:\n  script: x\n  artifacts: {name: 1}\n', 'jobs:j:artifacts name should be a string');
     await assertError('j:\n  script: x\n  artifacts: {when: 1}\n', 'jobs:j:artifacts when should be on_success, on_failure or always');
     await assertError('j:\n  script: x\n  artifacts: {expire_in: 7 elephants}\n', 'jobs:j:artifacts expire in should be a duration');
+    await assertError('j:\n  script: x\n  artifacts: {expire_in: 0 seconds}\n', 'jobs:j:artifacts expire in should be a duration');
     await assertError('j:\n  script: x\n  artifacts: {untracked: string}\n', 'jobs:j:artifacts untracked should be a boolean value');
     await assertError('j:\n  script: x\n  artifacts: {pahts: [a]}\n', 'jobs:j:artifacts config contains unknown keys: pahts');
     await assertError('j:\n  script: x\n  artifacts: {reports: {junit: 1}}\n', 'jobs:j:artifacts:reports junit should be an array of strings or a string');

@@ -4,7 +4,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluateExpression, isTruthful, isValidExpression } from '../../src/ci/config/expression.js';
 import { globMatch } from '../../src/ci/config/glob.js';
-import { parseDuration } from '../../src/ci/config/duration.js';
 
 const vars = {
   BRANCH: 'main',
@@ -143,34 +142,6 @@ describe('glob matcher', () => {
   for (const [glob, path, expected] of cases) {
     it(`${glob} ${expected ? 'matches' : 'does not match'} ${path}`, () => {
       assert.equal(globMatch(glob, path), expected);
-    });
-  }
-});
-
-describe('durations', () => {
-  const cases: Array<[unknown, number | null]> = [
-    ['3600', 3600],
-    [3600, 3600],
-    ['90 minutes', 5400],
-    ['1h 30m', 5400],
-    ['1h30m', 5400],
-    ['1 hour and 30 minutes', 5400],
-    ['2 days', 172800],
-    ['1 week', 604800],
-    ['1 wk', 604800],
-    ['3 mins 4 sec', 184],
-    ['1.5 hours', 5400],
-    ['1:30', 90],
-    ['1:00:00', 3600],
-    ['not-a-number', null],
-    ['7 elephants', null],
-    ['', null],
-    [null, null],
-    [true, null],
-  ];
-  for (const [text, seconds] of cases) {
-    it(`${JSON.stringify(text)} → ${seconds}`, () => {
-      assert.equal(parseDuration(text), seconds);
     });
   }
 });

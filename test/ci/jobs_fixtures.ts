@@ -17,7 +17,7 @@ export const BRIDGE_KEYS = [
   'allow_failure', 'commit', 'coverage', 'created_at', 'downstream_pipeline', 'duration', 'finished_at', 'id', 'name', 'pipeline',
   'queued_duration', 'ref', 'stage', 'started_at', 'status', 'tag', 'user', 'web_url',
 ].sort();
-export const PIPELINE_KEYS = ['created_at', 'id', 'iid', 'project_id', 'ref', 'sha', 'source', 'status', 'updated_at', 'web_url'];
+export { PIPELINE_BASIC_KEYS as PIPELINE_KEYS } from '../helpers/keys.js';
 export const COMMIT_KEYS = ['author_email', 'author_name', 'created_at', 'id', 'message', 'short_id', 'title'];
 export const RUNNER_KEYS = ['active', 'description', 'id', 'ip_address', 'is_shared', 'name', 'online', 'paused', 'runner_type', 'status'];
 export const USER_KEYS = [

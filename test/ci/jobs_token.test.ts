@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { findProjectById, type ProjectRow } from '../../src/db/repos/projects.js';
 import { finishJob, startJob } from '../../src/domain/ci/state.js';
 import { DIALECTS, keysOf } from '../helpers/build.js';
+import { USER_BASIC_KEYS } from '../helpers/keys.js';
 import { buildGitTestApp, clone, cloneUrl, commitFiles, runGit, type GitTestApp } from '../helpers/git.js';
 import { addMember, makeProject } from '../helpers/projects.js';
 import { JOB_KEYS, plannedJob, seedPipeline } from './jobs_fixtures.js';
@@ -111,7 +112,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.body.project.id, api.id);
       assert.equal(r.body.project.path_with_namespace, api.path_with_namespace);
       assert.equal(r.body.project.name_with_namespace, api.name_with_namespace);
-      assert.deepEqual(keysOf(r.body.user), ['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
+      assert.deepEqual(keysOf(r.body.user), USER_BASIC_KEYS);
       assert.deepEqual(r.body.user, { id: dev.id, username: dev.username, name: 'Dev Eloper', state: 'active', avatar_url: null, web_url: `${t.url}/${dev.username}` });
 
       const bearer = await t.request('GET', '/api/v4/job/allowed_agents', { token: null, headers: { authorization: `Bearer ${token}` } });

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, EXTERNAL_URL, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
+import { RESOURCE_TOKEN_WITH_TOKEN_KEYS, USER_BASIC_KEYS } from '../helpers/keys.js';
 import { MEMBER_KEYS, addMember, makeGroup } from '../helpers/groups.js';
 
 for (const dialect of DIALECTS) {
@@ -25,7 +26,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.body.membership_state, 'active');
       assert.equal(r.body.web_url, `${EXTERNAL_URL}/${u.username}`);
       assert.equal(r.body.created_by.id, owner.id);
-      assert.deepEqual(keysOf(r.body.created_by), ['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
+      assert.deepEqual(keysOf(r.body.created_by), USER_BASIC_KEYS);
 
       r = await t.request('POST', `/api/v4/groups/${g.id}/members`, { token: owner.token, body: { user_id: u.id, access_level: 30 } });
       assert.deepEqual([r.status, r.body], [409, { message: 'Member already exists' }]);
@@ -121,7 +122,7 @@ for (const dialect of DIALECTS) {
       await addMember(t, g.id, dev.id, 30, owner.token);
       let r = await t.request('POST', `/api/v4/groups/${g.id}/access_tokens`, { token: owner.token, body: { name: 'ci bot', scopes: ['api'], expires_at: '2999-12-31' } });
       assert.equal(r.status, 201, r.text);
-      assert.deepEqual(keysOf(r.body), ['access_level', 'active', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'revoked', 'scopes', 'token', 'user_id']);
+      assert.deepEqual(keysOf(r.body), RESOURCE_TOKEN_WITH_TOKEN_KEYS);
       assert.equal(r.body.access_level, 40);
       assert.deepEqual(r.body.scopes, ['api']);
       assert.equal(r.body.active, true);

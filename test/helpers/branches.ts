@@ -66,9 +66,5 @@ export async function branchTip(t: TestApp, projectId: number, branch: string): 
 }
 
 export const BRANCH_KEYS = ['can_push', 'commit', 'default', 'developers_can_merge', 'developers_can_push', 'merged', 'name', 'protected', 'web_url'];
-export const COMMIT_KEYS = [
-  'author_email', 'author_name', 'authored_date', 'committed_date', 'committer_email', 'committer_name', 'created_at', 'id', 'message',
-  'parent_ids', 'short_id', 'title', 'trailers', 'web_url',
-];
 export const PROTECTED_BRANCH_KEYS = ['allow_force_push', 'code_owner_approval_required', 'id', 'merge_access_levels', 'name', 'push_access_levels', 'unprotect_access_levels'];
 export const ACCESS_ENTRY_KEYS = ['access_level', 'access_level_description', 'group_id', 'user_id'];

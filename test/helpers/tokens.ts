@@ -1,11 +1,8 @@
 // Helpers for the token and OAuth tests.
 import assert from 'node:assert/strict';
 import { keysOf, type TestApp } from './build.js';
+import { TOKEN_WITH_TOKEN_KEYS } from './keys.js';
 
-export const TOKEN_KEYS = ['active', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'revoked', 'scopes', 'user_id'].sort();
-export const TOKEN_WITH_TOKEN_KEYS = [...TOKEN_KEYS, 'token'].sort();
-export const IMPERSONATION_KEYS = [...TOKEN_KEYS, 'impersonation'].sort();
-export const IMPERSONATION_WITH_TOKEN_KEYS = [...TOKEN_KEYS, 'impersonation', 'token'].sort();
 
 /** YYYY-MM-DD `days` from today (UTC). */
 export const dayFromToday = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

@@ -2,10 +2,11 @@
 import { seedUsers } from '../../src/db/repos/users.js';
 import { nowIso } from '../../src/domain/shared/time.js';
 import type { TestApp } from './build.js';
+import { USER_BASIC_KEYS } from './keys.js';
 
 const sorted = (...lists: string[][]): string[] => lists.flat().sort();
 
-const BASIC = ['id', 'username', 'name', 'state', 'avatar_url', 'web_url'];
+const BASIC = USER_BASIC_KEYS;
 const PROFILE = [
   'bio', 'location', 'public_email', 'skype', 'linkedin', 'twitter', 'website_url', 'organization', 'job_title',
   'pronouns', 'bot', 'work_information', 'local_time',

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { Type as T } from '@sinclair/typebox';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { route } from '../../src/http/route.js';
-import { OneOf, CommaList } from '../../src/api/schemas.js';
+import { OneOf, CommaList, NotBlank } from '../../src/api/schemas.js';
+import { openApiDocument } from '../../src/http/openapi.js';
 import { UploadedFile } from '../../src/http/content.js';
 import fs from 'node:fs';
 
@@ -36,6 +37,26 @@ const echo = route({
   },
 });
 
+// The parameter rules declared on a route, checked in Grape's order.
+const rules = route({
+  method: 'POST',
+  path: '/test/rules',
+  tag: 'test',
+  summary: 'parameter rules',
+  params: T.Object({
+    branch: NotBlank(T.String()),
+    count: T.Optional(T.Integer()),
+    name: T.Optional(T.String()),
+    path: T.Optional(T.String()),
+    start_branch: T.Optional(T.String()),
+    start_sha: T.Optional(T.String()),
+  }),
+  paramRules: { atLeastOneOf: [['name', 'path']], mutuallyExclusive: [['start_branch', 'start_sha']] },
+  response: T.Any(),
+  status: 200,
+  handler: async ({ input, actor }) => ({ ...input, user: actor.user.username }),
+});
+
 const boom = route({
   method: 'GET',
   path: '/test/boom',
@@ -61,7 +82,7 @@ for (const dialect of DIALECTS) {
   describe(`parameters (${dialect})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp(dialect, {}, { extraRoutes: [echo, boom] });
+      t = await buildTestApp(dialect, {}, { extraRoutes: [echo, boom, rules] });
     });
     after(async () => t.close());
 
@@ -127,6 +148,31 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(r.body, { error: 'count is invalid, flag is invalid' });
       const v = await t.request('POST', '/api/v4/test/echo/1?name=x&visibility=secret');
       assert.deepEqual(v.body, { error: 'visibility does not have a valid value' });
+    });
+
+    it('allow_blank, at_least_one_of and mutually_exclusive: in Grape\'s words and order, together', async () => {
+      const ask = (body: object) => t.request('POST', '/api/v4/test/rules', { body });
+      let r = await ask({ branch: 'b', name: 'n' });
+      assert.deepEqual([r.status, r.body], [200, { branch: 'b', name: 'n', user: 'root' }]);
+      r = await ask({ branch: '  ', path: 'p' });
+      assert.deepEqual([r.status, r.body], [400, { error: 'branch is empty' }]);
+      r = await ask({ branch: 'b' });
+      assert.deepEqual([r.status, r.body], [400, { error: 'name, path are missing, at least one parameter must be provided' }]);
+      r = await ask({ branch: 'b', name: 'n', start_branch: 'x', start_sha: 'y' });
+      assert.deepEqual([r.status, r.body], [400, { error: 'start_branch, start_sha are mutually exclusive' }]);
+      r = await ask({ branch: '', count: 'many', start_branch: 'x', start_sha: 'y' });
+      assert.deepEqual(r.body, {
+        error: 'branch is empty, count is invalid, name, path are missing, at least one parameter must be provided, start_branch, start_sha are mutually exclusive',
+      });
+      r = await ask({ name: 'n' });
+      assert.deepEqual([r.status, r.body], [400, { message: '400 (Bad request) "branch" not given' }]);
+    });
+
+    it('the OpenAPI document shows the rules', () => {
+      const op = openApiDocument([rules], 'http://x').paths['/api/v4/test/rules'].post;
+      assert.equal(op.requestBody.content['application/json'].schema.properties.branch['x-allow-blank'], false);
+      assert.deepEqual(op['x-at-least-one-of'], [['name', 'path']]);
+      assert.deepEqual(op['x-mutually-exclusive'], [['start_branch', 'start_sha']]);
     });
 
     it('an integer beyond what a number holds exactly is invalid, not rounded', async () => {

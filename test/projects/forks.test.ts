@@ -1,15 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
+import { PROJECT_SIMPLE_KEYS } from '../helpers/keys.js';
 import { addMember, makeGroup } from '../helpers/groups.js';
 import { runDueProjectJobs } from '../helpers/project_jobs.js';
 import { makeProject } from '../helpers/projects.js';
 
-const SIMPLE_KEYS = [
-  'avatar_url', 'created_at', 'default_branch', 'description', 'forks_count', 'http_url_to_repo', 'id', 'last_activity_at',
-  'name', 'name_with_namespace', 'path', 'path_with_namespace', 'readme_url', 'ssh_url_to_repo', 'star_count', 'tag_list',
-  'topics', 'web_url',
-].sort();
+const SIMPLE_KEYS = PROJECT_SIMPLE_KEYS;
 
 for (const dialect of DIALECTS) {
   describe(`project forks (${dialect})`, () => {

@@ -1,13 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, EXTERNAL_URL, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
+import { PROJECT_SIMPLE_KEYS } from '../helpers/keys.js';
 import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
 
-const SIMPLE_KEYS = [
-  'avatar_url', 'created_at', 'default_branch', 'description', 'forks_count', 'http_url_to_repo', 'id', 'last_activity_at',
-  'name', 'name_with_namespace', 'path', 'path_with_namespace', 'readme_url', 'ssh_url_to_repo', 'star_count', 'tag_list',
-  'topics', 'web_url',
-].sort();
+const SIMPLE_KEYS = PROJECT_SIMPLE_KEYS;
 
 const FULL_KEYS = [
   ...SIMPLE_KEYS, '_links', 'allow_merge_on_skipped_pipeline', 'archived', 'autoclose_referenced_issues', 'can_create_merge_request_in',

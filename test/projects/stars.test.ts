@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, EXTERNAL_URL, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
+import { USER_BASIC_KEYS } from '../helpers/keys.js';
 import { makeProject } from '../helpers/projects.js';
 
-const STARRER_USER_KEYS = ['avatar_url', 'id', 'name', 'state', 'username', 'web_url'];
 
 for (const dialect of DIALECTS) {
   describe(`project stars (${dialect})`, () => {
@@ -83,7 +83,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(r.body.map((s: any) => s.user.username), ['bob_starrer', 'ann_starrer']);
       const first = r.body[0];
       assert.deepEqual(keysOf(first), ['starred_since', 'user']);
-      assert.deepEqual(keysOf(first.user), STARRER_USER_KEYS);
+      assert.deepEqual(keysOf(first.user), USER_BASIC_KEYS);
       assert.deepEqual(first.user, { id: bob.id, username: 'bob_starrer', name: 'Bob Yak', state: 'active', avatar_url: null, web_url: `${EXTERNAL_URL}/bob_starrer` });
       assert.match(first.starred_since, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 

@@ -235,20 +235,20 @@ for (const dialect of DIALECTS) {
       const next = await commitOn(t, p.id, 'scratch', { 'n.txt': 'n' }, 'n', 'main');
       const push = (over: object) => checkRefUpdates(t.c, devActor, row, [{ ref: 'refs/heads/stable-1', oldSha: main, newSha: next, force: false, ...over }]);
       await push({}); // the wildcard lets developers push although the exact rule does not
-      await assert.rejects(push({ force: true }), (e: any) => e.detail.reason === 'You are not allowed to force push code to a protected branch on this project.');
+      await assert.rejects(push({ force: true }), (e: any) => e.detail.message === 'You are not allowed to force push code to a protected branch on this project.');
       const unprotected = await t.request('PATCH', `/api/v4/projects/${p.id}/protected_branches/stable-1`, { token: owner.token, body: { code_owner_approval_required: true } });
       assert.equal(unprotected.status, 200);
       // CODEOWNERS on the branch tip: docs/ owned, last match wins (README.md released by a later owner-less line)
       const withOwners = await commitOn(t, p.id, 'stable-1', { '.service/CODEOWNERS': '*.md @olga\ndocs/ @olga\n/README.md\n' }, 'owners');
       const touch = (paths: string[]) => checkRefUpdates(t.c, devActor, row, [{ ref: 'refs/heads/stable-1', oldSha: withOwners, newSha: next, force: false, changedPaths: paths }]);
       await touch(['src/a.ts', 'README.md']);
-      await assert.rejects(touch(['docs/guide/x.txt']), (e: any) => /match patterns defined in `CODEOWNERS`[\s\S]*- docs\//.test(e.detail.reason));
-      await assert.rejects(touch(['sub/notes.md']), (e: any) => /- \*\.md/.test(e.detail.reason));
+      await assert.rejects(touch(['docs/guide/x.txt']), (e: any) => /match patterns defined in `CODEOWNERS`[\s\S]*- docs\//.test(e.detail.message));
+      await assert.rejects(touch(['sub/notes.md']), (e: any) => /- \*\.md/.test(e.detail.message));
       // git push may not delete a protected branch, whoever pushes
       const owner2 = (await authenticate(t.c, { kind: 'token', value: owner.token }))!;
       await assert.rejects(
         checkRefUpdates(t.c, owner2, row, [{ ref: 'refs/heads/stable-1', oldSha: withOwners, newSha: '0'.repeat(40), force: false }]),
-        (e: any) => e.detail.reason === 'You can only delete protected branches using the web interface.',
+        (e: any) => e.detail.message === 'You can only delete protected branches using the web interface.',
       );
     });
   });

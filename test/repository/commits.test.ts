@@ -3,14 +3,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
+import { COMMIT_KEYS } from '../helpers/keys.js';
 import { commit, makeRepoProject, memberWith } from '../helpers/repository_content.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
 import { gitText } from '../../src/git/git.js';
 
-const COMMIT_KEYS = [
-  'author_email', 'author_name', 'authored_date', 'committed_date', 'committer_email', 'committer_name',
-  'created_at', 'id', 'message', 'parent_ids', 'short_id', 'title', 'trailers', 'web_url',
-].sort();
 const DETAIL_KEYS = [...COMMIT_KEYS, 'last_pipeline', 'project_id', 'stats', 'status'].sort();
 const DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/;
 
@@ -159,7 +156,8 @@ for (const dialect of DIALECTS) {
       assert.equal(await gitText(['rev-parse', 'feature/x'], { gitDir: repositoryDir(t.c, p.id) }), r.body.id);
       // the protected default branch refuses a force push, through the same check as a git push
       r = await t.request('POST', url(p.id), { body: { branch: 'main', start_sha: first, force: true, commit_message: 'reset', actions: [] } });
-      assert.equal(r.status, 403);
+      // the reference answers a refusal of its git checks with 400 and git's words (PreReceiveError)
+      assert.deepEqual([r.status, r.body], [400, { message: 'You are not allowed to force push code to a protected branch on this project.' }]);
       assert.equal(await gitText(['rev-parse', 'main'], { gitDir: repositoryDir(t.c, p.id) }), second.id);
     });
 
@@ -191,6 +189,27 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/archive`)).status, 201);
       const a = await t.request('POST', url(p.id), { token: dev.token, body });
       assert.equal(a.status, 403);
+    });
+
+    it('a protected branch refuses a developer in the content APIs\' words; pushing to another branch works', async () => {
+      const p = await makeRepoProject(t);
+      const dev = await memberWith(t, p.id, 30);
+      const refused = { message: '403 Forbidden - You are not allowed to push into this branch' };
+      const actions = [{ action: 'create', file_path: 'x.txt', content: 'x' }];
+      let r = await t.request('POST', url(p.id), { token: dev.token, body: { branch: 'main', commit_message: 'm', actions } });
+      assert.deepEqual([r.status, r.body], [403, refused]);
+      // a new branch that a protection rule matches is refused the same way
+      assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/protected_branches`, { body: { name: 'rel-*' } })).status, 201);
+      r = await t.request('POST', url(p.id), { token: dev.token, body: { branch: 'rel-1', start_branch: 'main', commit_message: 'm', actions } });
+      assert.deepEqual([r.status, r.body], [403, refused]);
+      const files = (path: string) => `/api/v4/projects/${p.id}/repository/files/${path}`;
+      const body = { branch: 'main', commit_message: 'm', content: 'c' };
+      for (const [method, path] of [['POST', 'new.txt'], ['PUT', 'README.md'], ['DELETE', 'README.md']] as const) {
+        r = await t.request(method, files(path), { token: dev.token, body });
+        assert.deepEqual([r.status, r.body], [403, refused], `${method} files`);
+      }
+      r = await t.request('POST', url(p.id), { token: dev.token, body: { branch: 'dev', start_branch: 'main', commit_message: 'm', actions } });
+      assert.equal(r.status, 201, r.text);
     });
 
     it('concurrent commits to one branch are all kept (compare-and-swap, rebuilt on the new head)', async () => {

@@ -183,6 +183,11 @@ for (const dialect of DIALECTS) {
       }
       // the edges themselves are valid
       const ok = await put('deletion_adjourned_period=90&external_authorization_service_timeout=0.001&archive_builds_in_human_readable=2%20days');
+      // the one duration parser: joining words, and `0` (no expiry) as the reference's admin form offers it
+      for (const value of ['1 day with 2 hours', '2 weeks 3 days', '0']) {
+        const d = await put(`default_artifacts_expire_in=${encodeURIComponent(value)}`);
+        assert.deepEqual([d.status, d.body.default_artifacts_expire_in], [200, value], value);
+      }
       assert.equal(ok.status, 200, ok.text);
       assert.equal(ok.body.deletion_adjourned_period, 90);
       assert.equal(ok.body.external_authorization_service_timeout, 0.001);

@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
-import { TOKEN_KEYS, TOKEN_WITH_TOKEN_KEYS, adminCreateToken, dayFromToday } from '../helpers/tokens.js';
+import { TOKEN_KEYS, TOKEN_WITH_TOKEN_KEYS } from '../helpers/keys.js';
+import { adminCreateToken, dayFromToday } from '../helpers/tokens.js';
 import { digest } from '../../src/domain/shared/secrets.js';
 
 const NOT_FOUND = { message: '404 Not Found' };

@@ -1,10 +1,10 @@
 // Branch views → the API's Branch shape.
 import type { Container } from '../../domain/context.js';
 import type { BranchView } from '../../domain/branches/service.js';
+import { withMillis } from '../../domain/shared/time.js';
 import type { CommitInfo } from '../../git/refs.js';
 
 /** git's strict ISO time with the reference's milliseconds: 2026-01-02T03:04:05.000+01:00. */
-const withMillis = (iso: string): string => iso.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?!\.)/, '$1.000');
 
 /** A path segment-wise URL-encoded, keeping the slashes of `a/b` branch names. */
 const encodePath = (p: string): string => p.split('/').map(encodeURIComponent).join('/');

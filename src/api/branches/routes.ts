@@ -3,7 +3,7 @@ import { Type as T } from '@sinclair/typebox';
 import { branchExists, createBranch, deleteBranch, deleteMergedBranches, getBranch, listBranches } from '../../domain/branches/service.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { route } from '../../http/route.js';
-import { IdOrPath } from '../schemas.js';
+import { IdOrPath, NotBlank } from '../schemas.js';
 import { presentBranch } from './present.js';
 import { Accepted, Branch } from './schemas.js';
 
@@ -44,9 +44,9 @@ export const branchRoutes = [
     path: '/projects/:id/repository/branches',
     tag: TAG,
     summary: 'Create a branch from a branch name or commit SHA',
-    params: T.Object({ id: IdOrPath, branch: T.String(), ref: T.String() }),
+    params: T.Object({ id: IdOrPath, branch: NotBlank(T.String()), ref: NotBlank(T.String()) }),
     response: Branch,
-    handler: async ({ c, actor, input }) => presentBranch(c, await createBranch(c, actor!, input.id, input.branch, input.ref)),
+    handler: async ({ c, actor, input }) => presentBranch(c, await createBranch(c, actor, input.id, input.branch, input.ref)),
   }),
   route({
     method: 'DELETE',
@@ -55,7 +55,7 @@ export const branchRoutes = [
     summary: 'Delete a branch',
     params: T.Object({ id: IdOrPath, branch: T.String() }),
     status: 204,
-    handler: async ({ c, actor, input, ifUnmodifiedSince }) => deleteBranch(c, actor!, input.id, input.branch, ifUnmodifiedSince),
+    handler: async ({ c, actor, input, ifUnmodifiedSince }) => deleteBranch(c, actor, input.id, input.branch, ifUnmodifiedSince),
   }),
   route({
     method: 'DELETE',
@@ -66,7 +66,7 @@ export const branchRoutes = [
     response: Accepted,
     status: 202,
     handler: async ({ c, actor, input }) => {
-      await deleteMergedBranches(c, actor!, input.id);
+      await deleteMergedBranches(c, actor, input.id);
       return { message: '202 Accepted' };
     },
   }),

@@ -25,7 +25,7 @@ export const eventRoutes = [
     params: T.Object({ scope: T.Optional(T.String()), ...EVENT_FILTER_PARAMS }),
     paginated: true,
     response: Event,
-    handler: async ({ c, actor, input, page }) => mapPage(await listOwnEvents(c, actor!, input, page), (e) => presentEvent(c, e)),
+    handler: async ({ c, actor, input, page }) => mapPage(await listOwnEvents(c, actor, input, page), (e) => presentEvent(c, e)),
   }),
   route({
     method: 'GET',

@@ -1,12 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Container } from '../../domain/context.js';
 import type { NamespaceRow } from '../../db/repos/namespaces.js';
-import type { GroupTokenRow } from '../../domain/groups/access_tokens.js';
 import type { GroupDetailView } from '../../domain/groups/service.js';
 import type { GroupView } from '../../domain/groups/find.js';
 import { visibilityName } from '../../domain/members/policy.js';
 import { today } from '../../domain/shared/time.js';
-import type { Group, GroupAccessToken, GroupDetail } from './schemas.js';
+import type { Group, GroupDetail } from './schemas.js';
 
 const bool = (n: number) => n === 1;
 const boolOrNull = (n: number | null) => (n === null ? null : n === 1);
@@ -52,20 +51,5 @@ export function presentGroupDetail(c: Container, v: GroupDetailView): Static<typ
     ...(v.row.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: bool(v.row.prevent_sharing_groups_outside_hierarchy) } : {}),
     // projects arrive with the projects area; until then a group has none
     ...(v.withProjects ? { projects: [], shared_projects: [] } : {}),
-  };
-}
-
-export function presentGroupToken(t: GroupTokenRow): Static<typeof GroupAccessToken> {
-  return {
-    id: t.id,
-    name: t.name,
-    revoked: t.revoked === 1,
-    created_at: t.created_at,
-    scopes: JSON.parse(t.scopes),
-    user_id: t.user_id,
-    last_used_at: t.last_used_at,
-    active: t.revoked === 0 && (t.expires_at === null || t.expires_at > today()),
-    expires_at: t.expires_at,
-    access_level: t.access_level,
   };
 }

@@ -1,15 +1,11 @@
 import { Type as T } from '@sinclair/typebox';
 import { route } from '../../http/route.js';
-import { createGroupToken, getGroupToken, listGroupTokens, revokeGroupToken } from '../../domain/groups/access_tokens.js';
 import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type ListGroupsInput } from '../../domain/groups/service.js';
 import { mapPage } from '../../domain/shared/page.js';
-import { presentGroup, presentGroupDetail, presentGroupToken } from './present.js';
+import { presentGroup, presentGroupDetail } from './present.js';
 import {
   CreateGroupParams,
-  CreateGroupTokenParams,
   Group,
-  GroupAccessToken,
-  GroupAccessTokenWithToken,
   GroupDetail,
   GroupIdParam,
   ListGroupsParams,
@@ -48,7 +44,7 @@ export const groupRoutes = [
     summary: 'Create a group (or a subgroup with parent_id)',
     params: T.Object(CreateGroupParams),
     response: GroupDetail,
-    handler: async ({ c, actor, input }) => presentGroupDetail(c, await createGroup(c, actor!, input)),
+    handler: async ({ c, actor, input }) => presentGroupDetail(c, await createGroup(c, actor, input)),
   }),
   route({
     method: 'GET',
@@ -69,7 +65,7 @@ export const groupRoutes = [
     response: GroupDetail,
     handler: async ({ c, actor, input }) => {
       const { id, ...changes } = input;
-      return presentGroupDetail(c, await updateGroup(c, actor!, id, changes));
+      return presentGroupDetail(c, await updateGroup(c, actor, id, changes));
     },
   }),
   route({
@@ -81,7 +77,7 @@ export const groupRoutes = [
     status: 202,
     response: T.Object({ message: T.String() }),
     handler: async ({ c, actor, input }) => {
-      await deleteGroup(c, actor!, input.id);
+      await deleteGroup(c, actor, input.id);
       return { message: '202 Accepted' };
     },
   }),
@@ -108,52 +104,5 @@ export const groupRoutes = [
     response: Group,
     handler: async ({ c, actor, input, page }) =>
       mapPage(await listGroups(c, actor, listInput(input), page, { parent: input.id, descendants: true }), (g) => presentGroup(c, g)),
-  }),
-
-  // ---- group access tokens ----
-  route({
-    method: 'GET',
-    path: '/groups/:id/access_tokens',
-    tag,
-    summary: "A group's access tokens (owners)",
-    params: T.Object(GroupIdParam),
-    paginated: true,
-    response: GroupAccessToken,
-    handler: async ({ c, actor, input, page }) => mapPage(await listGroupTokens(c, actor!, input.id, page), presentGroupToken),
-  }),
-  route({
-    method: 'GET',
-    path: '/groups/:id/access_tokens/:token_id',
-    tag,
-    summary: 'One group access token (owners)',
-    params: T.Object({ ...GroupIdParam, token_id: T.Integer() }),
-    response: GroupAccessToken,
-    handler: async ({ c, actor, input }) => presentGroupToken(await getGroupToken(c, actor!, input.id, input.token_id)),
-  }),
-  route({
-    method: 'POST',
-    path: '/groups/:id/access_tokens',
-    tag,
-    summary: 'Create a group access token (and its bot user)',
-    params: T.Object(CreateGroupTokenParams),
-    response: GroupAccessTokenWithToken,
-    handler: async ({ c, actor, input }) => {
-      const { row, token } = await createGroupToken(c, actor!, input.id, {
-        name: input.name,
-        scopes: input.scopes,
-        expires_at: input.expires_at,
-        access_level: input.access_level ?? 40,
-      });
-      return { ...presentGroupToken(row), token };
-    },
-  }),
-  route({
-    method: 'DELETE',
-    path: '/groups/:id/access_tokens/:token_id',
-    tag,
-    summary: 'Revoke a group access token (its bot user is removed)',
-    params: T.Object({ ...GroupIdParam, token_id: T.Integer() }),
-    status: 204,
-    handler: async ({ c, actor, input }) => revokeGroupToken(c, actor!, input.id, input.token_id),
   }),
 ];

@@ -1,6 +1,5 @@
 import { Type as T } from '@sinclair/typebox';
 import { MEMBER_LEVELS, VISIBILITY_NAMES } from '../../domain/members/policy.js';
-import { RESOURCE_BOT_SCOPES } from '../../domain/groups/access_tokens.js';
 import { CustomAttributesField, CustomAttributesFilterParam } from '../custom_attributes/schemas.js';
 import { CommaList, DateOnly, IdOrPath, Nullable, OneOf, Timestamp } from '../schemas.js';
 
@@ -95,13 +94,3 @@ export const UpdateGroupParams = {
 };
 
 // ---- group access tokens ----
-
-export { ResourceAccessToken as GroupAccessToken, ResourceAccessTokenWithToken as GroupAccessTokenWithToken } from '../tokens/schemas.js';
-
-export const CreateGroupTokenParams = {
-  ...GroupIdParam,
-  name: T.String(),
-  scopes: CommaList(OneOf(RESOURCE_BOT_SCOPES)),
-  expires_at: T.Optional(T.String()),
-  access_level: T.Optional(IntOneOf(MEMBER_LEVELS, { default: 40 })),
-};

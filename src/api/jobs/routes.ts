@@ -82,7 +82,7 @@ export const jobRoutes = [
     summary: 'Cancel a job',
     params: JobParams,
     response: Job,
-    handler: async ({ c, actor, input }) => presentJob(c, await cancelProjectJob(c, actor!, input.id, input.job_id)),
+    handler: async ({ c, actor, input }) => presentJob(c, await cancelProjectJob(c, actor, input.id, input.job_id)),
   }),
   route({
     method: 'POST',
@@ -91,7 +91,7 @@ export const jobRoutes = [
     summary: 'Retry a finished job: a new job with a new id',
     params: JobParams,
     response: Job,
-    handler: async ({ c, actor, input }) => presentJob(c, await retryProjectJob(c, actor!, input.id, input.job_id)),
+    handler: async ({ c, actor, input }) => presentJob(c, await retryProjectJob(c, actor, input.id, input.job_id)),
   }),
   route({
     method: 'POST',
@@ -100,7 +100,7 @@ export const jobRoutes = [
     summary: "Erase a finished job's artifacts and log",
     params: JobParams,
     response: ErasedJob,
-    handler: async ({ c, actor, input }) => ({ ...presentJob(c, await eraseProjectJob(c, actor!, input.id, input.job_id)), download_url: null }),
+    handler: async ({ c, actor, input }) => ({ ...presentJob(c, await eraseProjectJob(c, actor, input.id, input.job_id)), download_url: null }),
   }),
   route({
     method: 'POST',
@@ -111,7 +111,7 @@ export const jobRoutes = [
     response: Job,
     status: 200,
     handler: async ({ c, actor, input }) =>
-      presentJob(c, await playProjectJob(c, actor!, input.id, input.job_id, input.job_variables_attributes ?? [])),
+      presentJob(c, await playProjectJob(c, actor, input.id, input.job_id, input.job_variables_attributes ?? [])),
   }),
   route({
     method: 'GET',
@@ -119,7 +119,7 @@ export const jobRoutes = [
     tag: TAG,
     summary: "The job of the CI job token (JOB-TOKEN header, job_token parameter or Bearer), while it runs",
     response: Job,
-    handler: async ({ c, actor }) => presentJob(c, await currentJob(c, actor!)),
+    handler: async ({ c, actor }) => presentJob(c, await currentJob(c, actor)),
   }),
   route({
     method: 'GET',
@@ -127,6 +127,6 @@ export const jobRoutes = [
     tag: TAG,
     summary: 'Cluster agents the job token may use (none in Anvil), with its job, pipeline, project and user',
     response: AllowedAgents,
-    handler: async ({ c, actor }) => presentAllowedAgents(c, await allowedAgents(c, actor!)),
+    handler: async ({ c, actor }) => presentAllowedAgents(c, await allowedAgents(c, actor)),
   }),
 ];

@@ -18,7 +18,7 @@ function memberRoutesFor(prefix: '/groups' | '/projects', kind: SourceSpec['kind
       paginated: true,
       response: Member,
       handler: async ({ c, actor, input, page }) =>
-        mapPage(await listMembers(c, actor!, spec(input.id), input, page, { inherited: false }), (m) => presentMember(c, m)),
+        mapPage(await listMembers(c, actor, spec(input.id), input, page, { inherited: false }), (m) => presentMember(c, m)),
     }),
     route({
       method: 'GET',
@@ -29,7 +29,7 @@ function memberRoutesFor(prefix: '/groups' | '/projects', kind: SourceSpec['kind
       paginated: true,
       response: Member,
       handler: async ({ c, actor, input, page }) =>
-        mapPage(await listMembers(c, actor!, spec(input.id), input, page, { inherited: true }), (m) => presentMember(c, m)),
+        mapPage(await listMembers(c, actor, spec(input.id), input, page, { inherited: true }), (m) => presentMember(c, m)),
     }),
     route({
       method: 'GET',
@@ -38,7 +38,7 @@ function memberRoutesFor(prefix: '/groups' | '/projects', kind: SourceSpec['kind
       summary: 'One direct member',
       params: T.Object(MemberParams),
       response: Member,
-      handler: async ({ c, actor, input }) => presentMember(c, await getMember(c, actor!, spec(input.id), input.user_id, { inherited: false })),
+      handler: async ({ c, actor, input }) => presentMember(c, await getMember(c, actor, spec(input.id), input.user_id, { inherited: false })),
     }),
     route({
       method: 'GET',
@@ -47,7 +47,7 @@ function memberRoutesFor(prefix: '/groups' | '/projects', kind: SourceSpec['kind
       summary: 'One member, direct or inherited',
       params: T.Object(MemberParams),
       response: Member,
-      handler: async ({ c, actor, input }) => presentMember(c, await getMember(c, actor!, spec(input.id), input.user_id, { inherited: true })),
+      handler: async ({ c, actor, input }) => presentMember(c, await getMember(c, actor, spec(input.id), input.user_id, { inherited: true })),
     }),
     route({
       method: 'POST',
@@ -56,7 +56,7 @@ function memberRoutesFor(prefix: '/groups' | '/projects', kind: SourceSpec['kind
       summary: 'Add a member',
       params: T.Object(AddMemberParams),
       response: Member,
-      handler: async ({ c, actor, input }) => presentMember(c, await addMember(c, actor!, spec(input.id), input)),
+      handler: async ({ c, actor, input }) => presentMember(c, await addMember(c, actor, spec(input.id), input)),
     }),
     route({
       method: 'PUT',
@@ -65,7 +65,7 @@ function memberRoutesFor(prefix: '/groups' | '/projects', kind: SourceSpec['kind
       summary: "Change a member's role or expiry",
       params: T.Object(UpdateMemberParams),
       response: Member,
-      handler: async ({ c, actor, input }) => presentMember(c, await changeMember(c, actor!, spec(input.id), input.user_id, input)),
+      handler: async ({ c, actor, input }) => presentMember(c, await changeMember(c, actor, spec(input.id), input.user_id, input)),
     }),
     route({
       method: 'DELETE',
@@ -74,7 +74,7 @@ function memberRoutesFor(prefix: '/groups' | '/projects', kind: SourceSpec['kind
       summary: 'Remove a member',
       params: T.Object({ ...MemberParams, skip_subresources: T.Optional(T.Boolean()), unassign_issuables: T.Optional(T.Boolean()) }),
       status: 204,
-      handler: async ({ c, actor, input }) => removeMember(c, actor!, spec(input.id), input.user_id),
+      handler: async ({ c, actor, input }) => removeMember(c, actor, spec(input.id), input.user_id),
     }),
   ];
 }

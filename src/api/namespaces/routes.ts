@@ -16,7 +16,7 @@ export const namespaceRoutes = [
     params: T.Object(ListNamespacesParams),
     paginated: true,
     response: Namespace,
-    handler: async ({ c, actor, input, page }) => mapPage(await listNamespaces(c, actor!, input, page), (n) => presentNamespace(c, n)),
+    handler: async ({ c, actor, input, page }) => mapPage(await listNamespaces(c, actor, input, page), (n) => presentNamespace(c, n)),
   }),
   route({
     method: 'GET',
@@ -25,7 +25,7 @@ export const namespaceRoutes = [
     summary: 'A namespace by id or full path',
     params: T.Object(NamespaceIdParam),
     response: Namespace,
-    handler: async ({ c, actor, input }) => presentNamespace(c, await getNamespace(c, actor!, input.id)),
+    handler: async ({ c, actor, input }) => presentNamespace(c, await getNamespace(c, actor, input.id)),
   }),
   route({
     method: 'GET',

@@ -68,7 +68,7 @@ export const pipelineRoutes = [
     summary: 'Create a pipeline for a branch or tag (source api)',
     params: CreateParams,
     response: Pipeline,
-    handler: async ({ c, actor, input }) => presentPipeline(c, await createPipeline(c, actor!, input.id, input)),
+    handler: async ({ c, actor, input }) => presentPipeline(c, await createPipeline(c, actor, input.id, input)),
   }),
   route({
     method: 'POST',
@@ -77,7 +77,7 @@ export const pipelineRoutes = [
     summary: 'Retry the failed and canceled jobs of a pipeline',
     params: PipelineParams,
     response: Pipeline,
-    handler: async ({ c, actor, input }) => presentPipeline(c, await retryPipelineAction(c, actor!, input.id, input.pipeline_id)),
+    handler: async ({ c, actor, input }) => presentPipeline(c, await retryPipelineAction(c, actor, input.id, input.pipeline_id)),
   }),
   route({
     method: 'POST',
@@ -87,7 +87,7 @@ export const pipelineRoutes = [
     params: PipelineParams,
     response: Pipeline,
     status: 200,
-    handler: async ({ c, actor, input }) => presentPipeline(c, await cancelPipelineAction(c, actor!, input.id, input.pipeline_id)),
+    handler: async ({ c, actor, input }) => presentPipeline(c, await cancelPipelineAction(c, actor, input.id, input.pipeline_id)),
   }),
   route({
     method: 'DELETE',
@@ -96,6 +96,6 @@ export const pipelineRoutes = [
     summary: 'Delete a pipeline with its jobs, logs and artifacts (child pipelines stay)',
     params: PipelineParams,
     status: 204,
-    handler: async ({ c, actor, input }) => deletePipeline(c, actor!, input.id, input.pipeline_id),
+    handler: async ({ c, actor, input }) => deletePipeline(c, actor, input.id, input.pipeline_id),
   }),
 ];

@@ -29,7 +29,7 @@ export const projectForkRoutes = [
     response: ProjectFull,
     handler: async ({ c, actor, input }) => {
       const { id, ...rest } = input;
-      return presentProject(c, await forkProject(c, actor!, id, rest));
+      return presentProject(c, await forkProject(c, actor, id, rest));
     },
   }),
   route({
@@ -54,7 +54,7 @@ export const projectForkRoutes = [
     summary: 'Mark a project as a fork of another',
     params: T.Object({ id: IdOrPath, forked_from_id: T.String() }),
     response: ProjectFull,
-    handler: async ({ c, actor, input }) => presentProject(c, await createForkRelation(c, actor!, input.id, input.forked_from_id)),
+    handler: async ({ c, actor, input }) => presentProject(c, await createForkRelation(c, actor, input.id, input.forked_from_id)),
   }),
   route({
     method: 'DELETE',
@@ -63,6 +63,6 @@ export const projectForkRoutes = [
     summary: 'Remove the fork relation (304 when the project is not a fork)',
     params: T.Object({ id: IdOrPath }),
     status: 204,
-    handler: async ({ c, actor, input, ifUnmodifiedSince }) => removeForkRelation(c, actor!, input.id, ifUnmodifiedSince),
+    handler: async ({ c, actor, input, ifUnmodifiedSince }) => removeForkRelation(c, actor, input.id, ifUnmodifiedSince),
   }),
 ];

@@ -18,7 +18,7 @@ export const projectHookRoutes = [
     params: T.Object(ProjectIdParam),
     paginated: true,
     response: ProjectHook,
-    handler: async ({ c, actor, input, page }) => mapPage(await listHooks(c, actor!, input.id, page), presentHook),
+    handler: async ({ c, actor, input, page }) => mapPage(await listHooks(c, actor, input.id, page), presentHook),
   }),
   route({
     method: 'GET',
@@ -27,7 +27,7 @@ export const projectHookRoutes = [
     summary: 'One project hook',
     params: T.Object(HookIdParams),
     response: ProjectHook,
-    handler: async ({ c, actor, input }) => presentHook(await getHook(c, actor!, input.id, input.hook_id)),
+    handler: async ({ c, actor, input }) => presentHook(await getHook(c, actor, input.id, input.hook_id)),
   }),
   route({
     method: 'POST',
@@ -36,7 +36,7 @@ export const projectHookRoutes = [
     summary: 'Add a project hook',
     params: T.Object(HookParams),
     response: ProjectHook,
-    handler: async ({ c, actor, input }) => presentHook(await createHook(c, actor!, input.id, input)),
+    handler: async ({ c, actor, input }) => presentHook(await createHook(c, actor, input.id, input)),
   }),
   route({
     method: 'PUT',
@@ -45,7 +45,7 @@ export const projectHookRoutes = [
     summary: 'Edit a project hook',
     params: T.Object({ ...HookParams, hook_id: T.Integer() }),
     response: ProjectHook,
-    handler: async ({ c, actor, input }) => presentHook(await updateHook(c, actor!, input.id, input.hook_id, input)),
+    handler: async ({ c, actor, input }) => presentHook(await updateHook(c, actor, input.id, input.hook_id, input)),
   }),
   route({
     method: 'DELETE',
@@ -54,6 +54,6 @@ export const projectHookRoutes = [
     summary: 'Delete a project hook',
     params: T.Object(HookIdParams),
     status: 204,
-    handler: async ({ c, actor, input }) => deleteHook(c, actor!, input.id, input.hook_id),
+    handler: async ({ c, actor, input }) => deleteHook(c, actor, input.id, input.hook_id),
   }),
 ];

@@ -16,7 +16,7 @@ export const projectLifecycleRoutes = [
     summary: 'Archive a project (owners and admins)',
     params: T.Object({ id: IdOrPath }),
     response: ProjectFull,
-    handler: async ({ c, actor, input }) => presentProject(c, await setProjectArchived(c, actor!, input.id, true)),
+    handler: async ({ c, actor, input }) => presentProject(c, await setProjectArchived(c, actor, input.id, true)),
   }),
   route({
     method: 'POST',
@@ -25,7 +25,7 @@ export const projectLifecycleRoutes = [
     summary: 'Unarchive a project (owners and admins)',
     params: T.Object({ id: IdOrPath }),
     response: ProjectFull,
-    handler: async ({ c, actor, input }) => presentProject(c, await setProjectArchived(c, actor!, input.id, false)),
+    handler: async ({ c, actor, input }) => presentProject(c, await setProjectArchived(c, actor, input.id, false)),
   }),
   route({
     method: 'POST',
@@ -34,7 +34,7 @@ export const projectLifecycleRoutes = [
     summary: 'Restore a project marked for deletion',
     params: T.Object({ id: IdOrPath }),
     response: ProjectFull,
-    handler: async ({ c, actor, input }) => presentProject(c, await restoreProject(c, actor!, input.id)),
+    handler: async ({ c, actor, input }) => presentProject(c, await restoreProject(c, actor, input.id)),
   }),
   route({
     method: 'GET',

@@ -2,9 +2,8 @@
 import { Type as T } from '@sinclair/typebox';
 import { MEMBER_LEVELS } from '../../domain/members/policy.js';
 import { HOOK_EVENTS } from '../../domain/projects/hooks.js';
-import { RESOURCE_BOT_SCOPES } from '../../domain/tokens/resource_tokens.js';
 import { IntOneOf } from '../groups/schemas.js';
-import { CommaList, DateOnly, IdOrPath, Nullable, OneOf, Timestamp } from '../schemas.js';
+import { DateOnly, IdOrPath, Nullable, Timestamp } from '../schemas.js';
 
 export const ProjectIdParam = { id: IdOrPath };
 
@@ -49,12 +48,4 @@ export const HookParams = {
   push_events_branch_filter: T.Optional(T.String()),
   enable_ssl_verification: T.Optional(T.Boolean()),
   ...(Object.fromEntries(Object.keys(HOOK_EVENTS).map((k) => [k, T.Optional(T.Boolean())])) as Record<keyof typeof HOOK_EVENTS, typeof OptionalBool>),
-};
-
-export const CreateProjectTokenParams = {
-  ...ProjectIdParam,
-  name: T.String(),
-  scopes: CommaList(OneOf(RESOURCE_BOT_SCOPES)),
-  expires_at: T.Optional(T.String()),
-  access_level: T.Optional(IntOneOf(MEMBER_LEVELS, { default: 40 })),
 };

@@ -1,5 +1,4 @@
 import { Type as T } from '@sinclair/typebox';
-import { invalidParams } from '../../domain/errors.js';
 import {
   createProject,
   getProject,
@@ -19,13 +18,6 @@ import { fileParam } from './uploads_routes.js';
 import { CreateProjectParams, keysetById, LIST_PARAMS, ProjectAny, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
 
 const TAG = 'projects';
-
-
-const atLeastOne = (names: string[], input: object) => {
-  if (!names.some((n) => (input as Record<string, unknown>)[n] !== undefined)) {
-    throw invalidParams(`${names.join(', ')} are missing, at least one parameter must be provided`);
-  }
-};
 
 export const projectRoutes = [
   route({
@@ -47,11 +39,9 @@ export const projectRoutes = [
     tag: TAG,
     summary: 'Create a project',
     params: CreateProjectParams,
+    paramRules: { atLeastOneOf: [['name', 'path']] },
     response: ProjectFull,
-    handler: async ({ c, actor, input }) => {
-      atLeastOne(['name', 'path'], input);
-      return presentProject(c, await createProject(c, actor!, input));
-    },
+    handler: async ({ c, actor, input }) => presentProject(c, await createProject(c, actor, input)),
   }),
   route({
     method: 'POST',
@@ -63,7 +53,7 @@ export const projectRoutes = [
     response: ProjectFull,
     handler: async ({ c, actor, input }) => {
       const { user_id, ...rest } = input;
-      return presentProject(c, await createProject(c, actor!, rest, user_id));
+      return presentProject(c, await createProject(c, actor, rest, user_id));
     },
   }),
   route({
@@ -88,11 +78,11 @@ export const projectRoutes = [
     tag: TAG,
     summary: 'Edit a project',
     params: UpdateProjectParams,
+    paramRules: { atLeastOneOf: [UPDATE_FIELDS] },
     response: ProjectFull,
     handler: async ({ c, actor, input }) => {
-      atLeastOne(UPDATE_FIELDS, input);
       const { id, avatar, ...rest } = input;
-      return presentProject(c, await updateProjectWithAvatar(c, actor!, id, rest, fileParam('avatar', avatar)));
+      return presentProject(c, await updateProjectWithAvatar(c, actor, id, rest, fileParam('avatar', avatar)));
     },
   }),
   route({
@@ -102,7 +92,7 @@ export const projectRoutes = [
     summary: 'Move a project to another namespace',
     params: T.Object({ id: IdOrPath, namespace: IdOrPath }),
     response: ProjectFull,
-    handler: async ({ c, actor, input }) => presentProject(c, await transferProject(c, actor!, input.id, input.namespace)),
+    handler: async ({ c, actor, input }) => presentProject(c, await transferProject(c, actor, input.id, input.namespace)),
   }),
   route({
     method: 'DELETE',
@@ -113,7 +103,7 @@ export const projectRoutes = [
     response: T.Object({ message: T.String() }),
     status: 202,
     handler: async ({ c, actor, input, ifUnmodifiedSince }) => {
-      await deleteProject(c, actor!, input.id, ifUnmodifiedSince);
+      await deleteProject(c, actor, input.id, ifUnmodifiedSince);
       return { message: '202 Accepted' };
     },
   }),

@@ -16,7 +16,7 @@ export const projectSharingRoutes = [
     summary: 'Share a project with a group',
     params: T.Object(ShareParams),
     response: ProjectGroupLink,
-    handler: async ({ c, actor, input }) => presentGroupLink(await shareProject(c, actor!, input.id, input)),
+    handler: async ({ c, actor, input }) => presentGroupLink(await shareProject(c, actor, input.id, input)),
   }),
   route({
     method: 'DELETE',
@@ -25,7 +25,7 @@ export const projectSharingRoutes = [
     summary: 'Stop sharing a project with a group',
     params: T.Object({ ...ProjectIdParam, group_id: T.Integer() }),
     status: 204,
-    handler: async ({ c, actor, input }) => unshareProject(c, actor!, input.id, input.group_id),
+    handler: async ({ c, actor, input }) => unshareProject(c, actor, input.id, input.group_id),
   }),
   route({
     method: 'POST',
@@ -35,6 +35,6 @@ export const projectSharingRoutes = [
     params: T.Object({ ...ProjectIdParam, project_id: T.Integer() }),
     response: T.Object({ status: T.String() }),
     status: 200,
-    handler: async ({ c, actor, input }) => importProjectMembers(c, actor!, input.id, input.project_id),
+    handler: async ({ c, actor, input }) => importProjectMembers(c, actor, input.id, input.project_id),
   }),
 ];

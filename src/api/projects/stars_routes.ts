@@ -20,7 +20,7 @@ export const projectStarRoutes = [
     summary: 'Star a project (304 when already starred)',
     params: T.Object({ id: IdOrPath }),
     response: ProjectFull,
-    handler: async ({ c, actor, input }) => presentProject(c, await starProject(c, actor!, input.id)),
+    handler: async ({ c, actor, input }) => presentProject(c, await starProject(c, actor, input.id)),
   }),
   route({
     method: 'POST',
@@ -29,7 +29,7 @@ export const projectStarRoutes = [
     summary: 'Unstar a project (304 when not starred)',
     params: T.Object({ id: IdOrPath }),
     response: ProjectFull,
-    handler: async ({ c, actor, input }) => presentProject(c, await unstarProject(c, actor!, input.id)),
+    handler: async ({ c, actor, input }) => presentProject(c, await unstarProject(c, actor, input.id)),
   }),
   route({
     method: 'GET',

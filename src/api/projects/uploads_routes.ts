@@ -47,7 +47,7 @@ for (let n = 2; n <= MAX_PATH_SEGMENTS; n++) {
   );
 }
 
-export const projectUploadRoutes: ApiRoute<any>[] = [
+export const projectUploadRoutes = [
   route({
     method: 'POST',
     path: '/projects/:id/uploads',
@@ -58,7 +58,7 @@ export const projectUploadRoutes: ApiRoute<any>[] = [
     handler: async ({ c, actor, input }) => {
       const file = fileParam('file', input.file);
       if (!file) throw missing('file');
-      return uploadFile(c, actor!, input.id, file);
+      return uploadFile(c, actor, input.id, file);
     },
   }),
   route({

@@ -24,7 +24,7 @@ export const protectedBranchRoutes = [
     params: T.Object({ id: IdOrPath, search: T.Optional(T.String()) }),
     response: ProtectedBranch,
     paginated: true,
-    handler: async ({ c, actor, input, page }) => mapPage(await listProtectedBranches(c, actor!, input.id, input.search, page), presentProtectedBranch),
+    handler: async ({ c, actor, input, page }) => mapPage(await listProtectedBranches(c, actor, input.id, input.search, page), presentProtectedBranch),
   }),
   route({
     method: 'GET',
@@ -33,7 +33,7 @@ export const protectedBranchRoutes = [
     summary: 'One protected branch or wildcard, by its name',
     params: T.Object({ id: IdOrPath, name: T.String() }),
     response: ProtectedBranch,
-    handler: async ({ c, actor, input }) => presentProtectedBranch(await getProtectedBranch(c, actor!, input.id, input.name)),
+    handler: async ({ c, actor, input }) => presentProtectedBranch(await getProtectedBranch(c, actor, input.id, input.name)),
   }),
   route({
     method: 'POST',
@@ -55,7 +55,7 @@ export const protectedBranchRoutes = [
     response: ProtectedBranch,
     handler: async ({ c, actor, input }) => {
       const { id, ...rest } = input;
-      return presentProtectedBranch(await protectBranch(c, actor!, id, rest));
+      return presentProtectedBranch(await protectBranch(c, actor, id, rest));
     },
   }),
   route({
@@ -66,7 +66,7 @@ export const protectedBranchRoutes = [
     params: T.Object({ id: IdOrPath, name: T.String(), code_owner_approval_required: T.Optional(T.Boolean()) }),
     response: ProtectedBranch,
     handler: async ({ c, actor, input }) =>
-      presentProtectedBranch(await updateProtectedBranchOptions(c, actor!, input.id, input.name, { code_owner_approval_required: input.code_owner_approval_required })),
+      presentProtectedBranch(await updateProtectedBranchOptions(c, actor, input.id, input.name, { code_owner_approval_required: input.code_owner_approval_required })),
   }),
   route({
     method: 'DELETE',
@@ -75,6 +75,6 @@ export const protectedBranchRoutes = [
     summary: 'Unprotect a branch or wildcard',
     params: T.Object({ id: IdOrPath, name: T.String() }),
     status: 204,
-    handler: async ({ c, actor, input, ifUnmodifiedSince }) => unprotectBranch(c, actor!, input.id, input.name, ifUnmodifiedSince),
+    handler: async ({ c, actor, input, ifUnmodifiedSince }) => unprotectBranch(c, actor, input.id, input.name, ifUnmodifiedSince),
   }),
 ];

@@ -1,10 +1,10 @@
 // Commits and tree entries in the reference's shapes.
 import type { Container } from '../../domain/context.js';
 import type { CommitView } from '../../domain/repository/commits.js';
+import { withMillis } from '../../domain/shared/time.js';
 import type { TreeEntry } from '../../git/objects.js';
 
 /** git's strict ISO date with the reference's milliseconds: 2026-01-02T03:04:05.000+00:00. */
-const withMillis = (d: string) => d.replace(/(T\d\d:\d\d:\d\d)(?!\.)/, '$1.000');
 
 export function presentCommit(c: Container, v: CommitView) {
   const m = v.commit;

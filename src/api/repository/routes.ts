@@ -5,7 +5,7 @@ import { createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } fro
 import { listTree } from '../../domain/repository/tree.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { FileBody, route } from '../../http/route.js';
-import { IdOrPath, OneOf } from '../schemas.js';
+import { IdOrPath, NotBlank, OneOf } from '../schemas.js';
 import { presentCommit, presentCommitDetail, presentTreeEntry } from './present.js';
 import { Commit, CommitDetail, FileWriteResult, RepositoryFile, TreeObject } from './schemas.js';
 
@@ -54,7 +54,7 @@ export const repositoryRoutes = [
     summary: 'Commit several file changes as one commit',
     params: T.Object({
       id: IdOrPath,
-      branch: T.String(),
+      branch: NotBlank(T.String()),
       commit_message: T.String(),
       actions: T.Array(T.Unknown()),
       start_branch: T.Optional(T.String()),
@@ -63,10 +63,11 @@ export const repositoryRoutes = [
       stats: T.Optional(T.Boolean()),
       ...AUTHOR,
     }),
+    paramRules: { mutuallyExclusive: [['start_branch', 'start_sha']] },
     response: CommitDetail,
     handler: async ({ c, actor, input }) => {
       const { id, ...rest } = input;
-      return presentCommitDetail(c, await createCommit(c, actor!, id, rest));
+      return presentCommitDetail(c, await createCommit(c, actor, id, rest));
     },
   }),
   route({
@@ -127,7 +128,7 @@ export const repositoryRoutes = [
     summary: 'Create a file (one commit)',
     params: T.Object({ ...FILE_WRITE, content: T.String(), execute_filemode: T.Optional(T.Boolean()) }),
     response: FileWriteResult,
-    handler: async ({ c, actor, input }) => createFile(c, actor!, input.id, input.file_path, input),
+    handler: async ({ c, actor, input }) => createFile(c, actor, input.id, input.file_path, input),
   }),
   route({
     method: 'PUT',
@@ -136,7 +137,7 @@ export const repositoryRoutes = [
     summary: 'Update a file (one commit)',
     params: T.Object({ ...FILE_WRITE, content: T.String(), execute_filemode: T.Optional(T.Boolean()), last_commit_id: T.Optional(T.String()) }),
     response: FileWriteResult,
-    handler: async ({ c, actor, input }) => updateFile(c, actor!, input.id, input.file_path, input),
+    handler: async ({ c, actor, input }) => updateFile(c, actor, input.id, input.file_path, input),
   }),
   route({
     method: 'DELETE',
@@ -146,7 +147,7 @@ export const repositoryRoutes = [
     params: T.Object({ ...FILE_WRITE, last_commit_id: T.Optional(T.String()) }),
     status: 204,
     handler: async ({ c, actor, input }) => {
-      await deleteFile(c, actor!, input.id, input.file_path, input);
+      await deleteFile(c, actor, input.id, input.file_path, input);
     },
   }),
 ];

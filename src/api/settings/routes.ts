@@ -1,3 +1,4 @@
+import { SETTING_NAMES } from '../../domain/settings/definitions.js';
 import { route } from '../../http/route.js';
 import { showSettings, updateSettings, type SettingsInput } from '../../domain/settings/service.js';
 import { presentSettings } from './present.js';
@@ -20,6 +21,7 @@ export const settingsRoutes = [
     tag: 'settings',
     summary: 'Change application settings (administrators only)',
     params: SettingsParams,
+    paramRules: { atLeastOneOf: [SETTING_NAMES] },
     response: ApplicationSettings,
     handler: async ({ c, actor, input }) => presentSettings(await updateSettings(c, actor, input as SettingsInput)),
   }),

@@ -2,7 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { PersonalAccessTokenRow } from '../../db/repos/tokens.js';
 import type { IssuedToken } from '../../domain/tokens/service.js';
 import { today } from '../../domain/shared/time.js';
-import type { ImpersonationToken, PersonalAccessToken } from './schemas.js';
+import type { ResourceTokenRow } from '../../domain/tokens/resource_tokens.js';
+import type { ImpersonationToken, PersonalAccessToken, ResourceAccessToken } from './schemas.js';
 
 export function presentToken(t: PersonalAccessTokenRow): Static<typeof PersonalAccessToken> {
   const revoked = t.revoked === 1;
@@ -18,6 +19,9 @@ export function presentToken(t: PersonalAccessTokenRow): Static<typeof PersonalA
     expires_at: t.expires_at,
   };
 }
+
+/** A group or project access token: a personal one with the bot's role. */
+export const presentResourceToken = (t: ResourceTokenRow): Static<typeof ResourceAccessToken> => ({ ...presentToken(t), access_level: t.access_level });
 
 export const presentTokenWithToken = (i: IssuedToken) => ({ ...presentToken(i.row), token: i.token });
 

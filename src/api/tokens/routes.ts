@@ -34,7 +34,7 @@ export const tokenRoutes = [
     response: PersonalAccessToken,
     handler: async ({ c, actor, input, page }) =>
       mapPage(
-        await tokens.listTokens(c, actor!, {
+        await tokens.listTokens(c, actor, {
           userId: input.user_id,
           state: input.state,
           revoked: input.revoked,
@@ -54,7 +54,7 @@ export const tokenRoutes = [
     summary: 'The token this request uses',
     scopes: ANY_SCOPE,
     response: PersonalAccessToken,
-    handler: async ({ c, actor }) => presentToken(await tokens.getSelfToken(c, actor!)),
+    handler: async ({ c, actor }) => presentToken(await tokens.getSelfToken(c, actor)),
   }),
   route({
     method: 'DELETE',
@@ -63,7 +63,7 @@ export const tokenRoutes = [
     summary: 'Revoke the token this request uses',
     scopes: ANY_SCOPE,
     status: 204,
-    handler: async ({ c, actor }) => tokens.revokeSelfToken(c, actor!),
+    handler: async ({ c, actor }) => tokens.revokeSelfToken(c, actor),
   }),
   route({
     method: 'POST',
@@ -73,7 +73,7 @@ export const tokenRoutes = [
     params: T.Object(RotateParams),
     status: 200,
     response: PersonalAccessTokenWithToken,
-    handler: async ({ c, actor, input }) => presentTokenWithToken(await tokens.rotateSelfToken(c, actor!, input.expires_at)),
+    handler: async ({ c, actor, input }) => presentTokenWithToken(await tokens.rotateSelfToken(c, actor, input.expires_at)),
   }),
   route({
     method: 'GET',
@@ -82,7 +82,7 @@ export const tokenRoutes = [
     summary: 'One personal access token',
     params: T.Object(Id),
     response: PersonalAccessToken,
-    handler: async ({ c, actor, input }) => presentToken(await tokens.getToken(c, actor!, input.id)),
+    handler: async ({ c, actor, input }) => presentToken(await tokens.getToken(c, actor, input.id)),
   }),
   route({
     method: 'DELETE',
@@ -91,7 +91,7 @@ export const tokenRoutes = [
     summary: 'Revoke a personal access token',
     params: T.Object(Id),
     status: 204,
-    handler: async ({ c, actor, input }) => tokens.revokeToken(c, actor!, input.id),
+    handler: async ({ c, actor, input }) => tokens.revokeToken(c, actor, input.id),
   }),
   route({
     method: 'POST',
@@ -101,7 +101,7 @@ export const tokenRoutes = [
     params: T.Object({ ...Id, ...RotateParams }),
     status: 200,
     response: PersonalAccessTokenWithToken,
-    handler: async ({ c, actor, input }) => presentTokenWithToken(await tokens.rotateToken(c, actor!, input.id, input.expires_at)),
+    handler: async ({ c, actor, input }) => presentTokenWithToken(await tokens.rotateToken(c, actor, input.id, input.expires_at)),
   }),
   route({
     method: 'POST',
@@ -111,7 +111,7 @@ export const tokenRoutes = [
     params: T.Object(CreateTokenParams),
     response: PersonalAccessTokenWithToken,
     handler: async ({ c, actor, input }) =>
-      presentTokenWithToken(await tokens.createOwnToken(c, actor!, { name: input.name, scopes: input.scopes, expiresAt: input.expires_at })),
+      presentTokenWithToken(await tokens.createOwnToken(c, actor, { name: input.name, scopes: input.scopes, expiresAt: input.expires_at })),
   }),
   route({
     method: 'POST',
@@ -123,7 +123,7 @@ export const tokenRoutes = [
     response: PersonalAccessTokenWithToken,
     handler: async ({ c, actor, input }) =>
       presentTokenWithToken(
-        await tokens.createPersonalToken(c, actor!, input.user_id, { name: input.name, scopes: input.scopes, expiresAt: input.expires_at }),
+        await tokens.createPersonalToken(c, actor, input.user_id, { name: input.name, scopes: input.scopes, expiresAt: input.expires_at }),
       ),
   }),
   route({
@@ -136,7 +136,7 @@ export const tokenRoutes = [
     paginated: true,
     response: ImpersonationToken,
     handler: async ({ c, actor, input, page }) =>
-      mapPage(await tokens.listImpersonationTokens(c, actor!, input.user_id, input.state ?? 'all', page), presentImpersonationToken),
+      mapPage(await tokens.listImpersonationTokens(c, actor, input.user_id, input.state ?? 'all', page), presentImpersonationToken),
   }),
   route({
     method: 'POST',
@@ -148,7 +148,7 @@ export const tokenRoutes = [
     response: ImpersonationTokenWithToken,
     handler: async ({ c, actor, input }) =>
       presentImpersonationTokenWithToken(
-        await tokens.createImpersonationToken(c, actor!, input.user_id, { name: input.name, scopes: input.scopes, expiresAt: input.expires_at }),
+        await tokens.createImpersonationToken(c, actor, input.user_id, { name: input.name, scopes: input.scopes, expiresAt: input.expires_at }),
       ),
   }),
   route({
@@ -160,7 +160,7 @@ export const tokenRoutes = [
     params: T.Object({ ...UserId, impersonation_token_id: T.Integer() }),
     response: ImpersonationToken,
     handler: async ({ c, actor, input }) =>
-      presentImpersonationToken(await tokens.getImpersonationToken(c, actor!, input.user_id, input.impersonation_token_id)),
+      presentImpersonationToken(await tokens.getImpersonationToken(c, actor, input.user_id, input.impersonation_token_id)),
   }),
   route({
     method: 'DELETE',
@@ -170,6 +170,6 @@ export const tokenRoutes = [
     summary: 'Revoke an impersonation token (admin)',
     params: T.Object({ ...UserId, impersonation_token_id: T.Integer() }),
     status: 204,
-    handler: async ({ c, actor, input }) => tokens.revokeImpersonationToken(c, actor!, input.user_id, input.impersonation_token_id),
+    handler: async ({ c, actor, input }) => tokens.revokeImpersonationToken(c, actor, input.user_id, input.impersonation_token_id),
   }),
 ];

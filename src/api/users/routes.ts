@@ -68,7 +68,7 @@ export const userRoutes = [
     summary: 'The authenticated user',
     scopes: USER_SCOPES,
     response: CurrentUserResponse,
-    handler: async ({ c, actor }) => presentUser(c, currentUser(c, actor!)),
+    handler: async ({ c, actor }) => presentUser(c, currentUser(c, actor)),
   }),
 
   route({
@@ -157,6 +157,7 @@ export const userRoutes = [
       force_random_password: T.Optional(T.Boolean()),
       ...attributeParams,
     }),
+    paramRules: { atLeastOneOf: [['password', 'reset_password', 'force_random_password']] },
     response: UserWithAdmin,
     handler: async ({ c, actor, input }) => presentUser(c, await createUser(c, actor, input)),
   }),

@@ -1,7 +1,10 @@
 // The entries of the CI file (after includes, `extends` and `!reference`): validated with the
 // reference's messages (lib/gitlab/ci/config/entry/*.rb — "<location> <attribute> <problem>",
 // lower-cased as the reference's Validator#messages does) and turned into JobSpecs.
-import { parseDuration, ONE_MONTH, ONE_WEEK } from './duration.js';
+import { durationSeconds, isNever } from '../../domain/shared/duration.js';
+
+const ONE_WEEK = 7 * 86400; // start_in's limit
+const ONE_MONTH = 30 * 86400; // timeout's limit
 import { isValidExpression } from './expression.js';
 import { compileRegexp, looksLikeRegexp, parseSlashedRegexp } from './regex.js';
 import type { ArtifactsSpec, EnvironmentSpec, JobWhen, NeedSpec, PlannedJob, TriggerSpec } from './types.js';
@@ -235,9 +238,19 @@ function tagsOf(v: YamlValue | undefined, location: string, errors: Errors): str
   return v;
 }
 
+/** A delayed job's `start_in`: a positive duration of at most a week (the reference's limit). */
+function startInOf(v: YamlValue | undefined, location: string, errors: Errors): string | null {
+  const seconds = isStr(v) ? durationSeconds(v) : null;
+  if (!isStr(v) || seconds === null) errors.add(location, 'start in should be a duration');
+  else if (seconds > ONE_WEEK) errors.add(location, 'start in should not exceed the limit');
+  else return v;
+  return null;
+}
+
 function timeoutOf(v: YamlValue | undefined, location: string, errors: Errors): number | null {
   if (v === undefined || v === null) return null;
-  const seconds = parseDuration(v);
+  // a YAML number is taken as seconds (the reference wants a string)
+  const seconds = typeof v === 'number' ? (Number.isFinite(v) && v >= 0 ? Math.round(v) : null) : isStr(v) ? durationSeconds(v) : null;
   if (seconds === null) {
     errors.add(location, 'config should be a duration');
     return null;
@@ -322,7 +335,7 @@ function artifactsOf(v: YamlValue | undefined, location: string, errors: Errors)
   }
   if (has(v, 'expire_in')) {
     const e = v.expire_in;
-    if (!(isStr(e) && (e.trim() === 'never' || parseDuration(e) !== null))) errors.add(location, 'expire in should be a duration');
+    if (!(isStr(e) && (isNever(e) || durationSeconds(e) !== null))) errors.add(location, 'expire in should be a duration');
   }
   if (has(v, 'expose_as') && !isStr(v.expose_as)) errors.add(location, 'expose as should be a string');
   const reports: Record<string, string[]> = {};
@@ -552,12 +565,7 @@ function rulesOf(
     let startIn: string | null = null;
     if (when === 'delayed') {
       if (!has(rule, 'start_in')) errors.add(rl, "start in can't be blank");
-      else {
-        const secs = parseDuration(rule.start_in);
-        if (!isStr(rule.start_in) || secs === null) errors.add(rl, 'start in should be a duration');
-        else if (secs > ONE_WEEK) errors.add(rl, 'start in should not exceed the limit');
-        else startIn = rule.start_in;
-      }
+      else startIn = startInOf(rule.start_in, rl, errors);
     } else if (has(rule, 'start_in') && opts.allowedKeys.includes('start_in')) {
       errors.add(rl, 'config contains disallowed keys: start_in');
     }
@@ -831,10 +839,7 @@ function readJob(name: string, config: YamlValue, defaults: Defaults, errors: Er
   }
   let startIn: string | null = null;
   if (when === 'delayed' && !hasRules) {
-    const secs = parseDuration(c.start_in);
-    if (!isStr(c.start_in) || secs === null) errors.add(at, 'start in should be a duration');
-    else if (secs > ONE_WEEK) errors.add(at, 'start in should not exceed the limit');
-    else startIn = c.start_in;
+    startIn = startInOf(c.start_in, at, errors);
   } else if (has(c, 'start_in') && (hasRules || when !== 'delayed') && isBuild) {
     errors.add(at, 'start in must be blank');
   }

@@ -16,6 +16,12 @@ export interface Actor {
   job?: { id: number; projectId: number };
 }
 
+/**
+ * A user acting with their own rights and no credential to narrow them (no scopes, no sudo): a
+ * web session, a password over git, and background work done for a user.
+ */
+export const actingAs = (user: UserRow): Actor => ({ user, via: 'session', scopes: null, tokenId: null, sudoer: null });
+
 export const isAdmin = (actor: Actor | null): boolean => !!actor && actor.user.admin === 1;
 
 /** A blocked account (by an admin, by LDAP, or pending approval) may not sign in, and may do nothing. */

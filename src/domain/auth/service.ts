@@ -7,7 +7,7 @@ import { isJobTokenShaped } from '../ci/job_token.js';
 import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.js';
 import { digest } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
-import type { Actor } from './actor.js';
+import { actingAs, type Actor } from './actor.js';
 
 export type Credential =
   // PAT, project/group/impersonation token or OAuth token; `jobToken`: a CI job token is accepted too (Bearer)
@@ -80,7 +80,7 @@ async function fromSession(c: Container, value: string): Promise<Actor | null> {
   const user = await findUserById(c.db, s.user_id);
   if (!user) return null;
   ensureActive(user);
-  return { user, via: 'session', scopes: null, tokenId: null, sudoer: null };
+  return actingAs(user);
 }
 
 export async function authenticate(c: Container, cred: Credential): Promise<Actor | null> {

@@ -16,8 +16,8 @@ import {
   type CommitInfo,
 } from '../../git/refs.js';
 import { commitSingleFile, countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
-import type { Actor } from '../auth/actor.js';
-import { DomainError, exactError, forbidden, invalidParams, notFound } from '../errors.js';
+import { actingAs, type Actor } from '../auth/actor.js';
+import { apiError, DomainError, forbidden, notFound } from '../errors.js';
 import { canPushCode, canReadCode, projectAccess, type ProjectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
 import { canPushToBranch, developersCan, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
@@ -114,18 +114,6 @@ export async function branchExists(c: Container, actor: Actor | null, idOrPath: 
   if (!(await findBranch(repositoryDir(c, row.id), name))) throw notFound();
 }
 
-const apiError = (message: string) => exactError(400, { message });
-
-/** A refusal of the git checks answers 400 with the check's message, as the reference's PreReceiveError does. */
-async function checked(c: Container, actor: Actor, row: ProjectRow, update: RefUpdate): Promise<void> {
-  try {
-    await checkRefUpdates(c, actor, row, [update], { via: 'web' });
-  } catch (e) {
-    if (e instanceof DomainError && e.detail.kind === 'forbidden' && e.detail.reason) throw apiError(e.detail.reason);
-    throw e;
-  }
-}
-
 /** Names the reference's GitRefValidator refuses besides git's own rules. */
 const validNewBranch = (name: string): boolean =>
   isValidBranchName(name) && !name.startsWith('refs/heads/') && !name.startsWith('refs/remotes/') && !/^[0-9a-f]{40}$/i.test(name);
@@ -136,9 +124,6 @@ const validNewBranch = (name: string): boolean =>
  * old-value check), so of concurrent creations of one name exactly one succeeds.
  */
 export async function createBranch(c: Container, actor: Actor, idOrPath: number | string, name: string, ref: string): Promise<BranchView> {
-  // Grape's allow_blank: false, checked with the other parameters before anything else.
-  const blank = [name === '' ? 'branch is empty' : null, ref === '' ? 'ref is empty' : null].filter((m) => m !== null);
-  if (blank.length) throw invalidParams(blank.join(', '));
   const { row, access } = await findProject(c, actor, idOrPath);
   if (!canPushCode(row, access)) throw forbidden();
   const dir = repositoryDir(c, row.id);
@@ -153,7 +138,7 @@ export async function createBranch(c: Container, actor: Actor, idOrPath: number 
   if (!sha) throw apiError(`Invalid reference name: ${ref}`);
 
   const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: ZERO_SHA, newSha: sha, force: false };
-  await checked(c, actor, row, update);
+  await checkRefUpdates(c, actor, row, [update], { via: 'web' }); // a refusal is the reference's 400 with git's message
   if (!(await createBranchRef(dir, name, sha))) throw apiError('Branch already exists');
   const base = row.default_branch && row.default_branch !== name ? await resolveRevision(dir, `refs/heads/${row.default_branch}`) : null;
   const created = await findBranch(dir, name);
@@ -173,7 +158,7 @@ export async function deleteBranch(c: Container, actor: Actor, idOrPath: number 
   if (!branch) throw notFound('Branch');
   checkUnmodifiedSince(branch.commit.authoredDate, ifUnmodifiedSince);
   const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: branch.commit.id, newSha: ZERO_SHA, force: false };
-  await checked(c, actor, row, update);
+  await checkRefUpdates(c, actor, row, [update], { via: 'web' }); // a refusal is the reference's 400 with git's message
   if (!(await deleteBranchRef(dir, name, branch.commit.id))) throw apiError('Failed to remove branch');
   await publishRefChanges(c, actor, row, [{ ...update, commitCount: 0, commitTitle: null }]);
 }
@@ -194,7 +179,7 @@ export async function runDeleteMergedBranches(c: Container, payload: { projectId
   const row = await findProjectById(c.db, payload.projectId);
   const user = await findUserById(c.db, payload.userId);
   if (!row || !user || !row.default_branch) return;
-  const actor: Actor = { user, via: 'personal_access_token', scopes: null, tokenId: null, sudoer: null };
+  const actor = actingAs(user);
   const access = await projectAccess(c, actor, row);
   if (!canPushCode(row, access)) return;
   const dir = repositoryDir(c, row.id);

@@ -10,8 +10,9 @@ import { findCiJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectByFullPath, findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
+import { actingAs } from '../auth/actor.js';
 import { projectAccess } from '../projects/policy.js';
-import { actorFor, planAndCreate, resolveRef, type PlanOutcome } from './pipelines.js';
+import { planAndCreate, resolveRef, type PlanOutcome } from './pipelines.js';
 import { canUpdateRef, ciAccessFrom } from './policy.js';
 import { jobPlan, setBridgeStatus, type PipelineVariableInput } from './state.js';
 
@@ -73,7 +74,7 @@ function downstreamVariables(bridge: JobRow): PipelineVariableInput[] {
 
 /** May `user` create a pipeline on `ref` of `project`? (create_pipeline and the protected-ref rule) */
 async function mayCreateOn(c: Container, user: UserRow, project: ProjectRow, ref: string, tag: boolean): Promise<'ok' | 'invisible' | 'denied'> {
-  const actor = actorFor(user);
+  const actor = actingAs(user);
   const access = ciAccessFrom(project, await projectAccess(c, actor, project));
   if (!access.visible) return 'invisible';
   if (!access.update || !(await canUpdateRef(c, actor, project, access, ref, tag))) return 'denied';

@@ -10,11 +10,11 @@ import { findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/
 import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden, notFound, validation } from '../errors.js';
+import { forbidden, notFound, recordNotFound, validation } from '../errors.js';
 import { view as projectView, type ProjectView } from '../projects/service.js';
 import { findProject } from '../projects/find.js';
 import { getSettings } from '../settings/service.js';
-import { parseDuration } from '../settings/validate.js';
+import { durationSeconds } from '../shared/duration.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
 import type { UserView } from '../users/service.js';
@@ -40,7 +40,6 @@ export interface JobView {
 export const JOB_SCOPE_VALUES: readonly string[] = JOB_STATUSES;
 
 /** The reference's RecordNotFound answer for a job or pipeline id that is not the project's. */
-const recordNotFound = () => exactError(404, { message: '404 Not found' });
 
 /** `scope` as given (string or array, already checked against the statuses); empty = all. */
 const statusesOf = (scope: readonly string[] | undefined): readonly string[] | null => (scope && scope.length ? scope : null);
@@ -196,8 +195,7 @@ export async function jobTrace(c: Container, actor: Actor | null, idOrPath: numb
  */
 export async function isJobArchived(c: Container, job: JobRow): Promise<boolean> {
   const setting = (await getSettings(c)).archive_builds_in_human_readable;
-  if (!setting || setting.trim() === '') return false;
-  const secs = parseDuration(setting);
+  const secs = setting ? durationSeconds(setting) : null; // unset, blank or zero: never archived
   return secs !== null && Date.parse(job.created_at) < Date.now() - secs * 1000;
 }
 

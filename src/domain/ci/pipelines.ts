@@ -21,10 +21,11 @@ import { listTree, readCommit } from '../../git/objects.js';
 import { resolveRevision } from '../../git/repository.js';
 import { branchNames, diffPaths, fileAt, HEADS, TAGS, tagNames } from '../../git/refs.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden, invalidParams } from '../errors.js';
+import { forbidden, invalidParams, recordNotFound, validation } from '../errors.js';
 import { findProject } from '../projects/find.js';
 import { repositoryDir } from '../repository/service.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
+import { withMillis } from '../shared/time.js';
 import { deletePipelineBlobs } from './artifacts.js';
 import { cancelRedundantPipelines } from './auto_cancel.js';
 import {
@@ -49,8 +50,7 @@ export { PIPELINE_ORDERS };
 const FINISHED: string[] = ['success', 'failed', 'canceled', 'skipped'];
 
 /** The reference's CreatePipelineService errors: 400 with the reason in message.base. */
-export const pipelineError = (message: string) => exactError(400, { message: { base: [message] } });
-const pipelineNotFound = () => exactError(404, { message: '404 Not found' });
+export const pipelineError = (message: string) => validation({ base: [message] });
 
 export const MESSAGES = {
   refNotFound: 'Reference not found',
@@ -61,7 +61,6 @@ export const MESSAGES = {
 } as const;
 
 /** A user as the actor of work done on their behalf (pushes, bridges): their own rights, unscoped. */
-export const actorFor = (user: UserRow): Actor => ({ user, via: 'session', scopes: null, tokenId: null, sudoer: null });
 
 // ---- refs, files, commits ----
 
@@ -116,7 +115,6 @@ export async function changedPathsBetween(c: Container, project: ProjectRow, bef
   return diffPaths(repositoryDir(c, project.id), before, after);
 }
 
-const withMillis = (iso: string): string => iso.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?!\.)/, '$1.000');
 
 // ---- planning and creation ----
 
@@ -281,7 +279,7 @@ export interface CreatePipelineInput {
 
 async function pipelineIn(c: Container, project: ProjectRow, pipelineId: number): Promise<PipelineRow> {
   const p = await findProjectPipeline(c.db, project.id, pipelineId);
-  if (!p) throw pipelineNotFound();
+  if (!p) throw recordNotFound();
   return p;
 }
 

@@ -4,7 +4,7 @@
 // the jobs whose turn came and derives the pipeline's status by the composite rule.
 import type { Container } from '../context.js';
 import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from '../../ci/status.js';
-import { parseDuration } from '../../ci/artifacts/expire.js';
+import { durationSeconds } from '../shared/duration.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
   findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
@@ -148,7 +148,7 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
       let patch: Partial<JobRow>;
       if (decision === 'skip') patch = { status: 'skipped' };
       else if (job.when === 'manual') patch = { status: 'manual' };
-      else if (job.when === 'delayed') patch = { status: 'scheduled', scheduled_at: addSeconds(now, parseDuration(plan.startIn ?? '0') ?? 0) };
+      else if (job.when === 'delayed') patch = { status: 'scheduled', scheduled_at: addSeconds(now, durationSeconds(plan.startIn ?? '') ?? 0) };
       else patch = { status: 'pending', queued_at: now };
       const moved = await transitionJob(tx, job.id, ['created'], { ...patch, updated_at: now });
       if (!moved) continue;

@@ -10,7 +10,7 @@ import {
 } from '../../db/repos/custom_attributes.js';
 import { findUserById } from '../../db/repos/users.js';
 import { requireAdmin, type Actor } from '../auth/actor.js';
-import { exactError, notFound, validation } from '../errors.js';
+import { notFound, recordNotFound, validation } from '../errors.js';
 import { findGroup } from '../groups/find.js';
 import { findProject } from '../projects/find.js';
 import { nowIso } from '../shared/time.js';
@@ -34,7 +34,6 @@ async function subjectId(c: Container, actor: Actor, kind: CustomAttributeKind, 
 }
 
 /** A missing key answers as the reference's record lookup does. */
-const attributeNotFound = () => exactError(404, { message: '404 Not found' });
 
 const view = (r: { key: string; value: string }): CustomAttributeView => ({ key: r.key, value: r.value });
 
@@ -48,7 +47,7 @@ export async function listAttributes(c: Container, actor: Actor | null, kind: Cu
 export async function getAttribute(c: Container, actor: Actor | null, kind: CustomAttributeKind, id: number | string, key: string): Promise<CustomAttributeView> {
   const admin = requireAdmin(actor);
   const row = await findCustomAttribute(c.db, kind, await subjectId(c, admin, kind, id), key);
-  if (!row) throw attributeNotFound();
+  if (!row) throw recordNotFound();
   return view(row);
 }
 
@@ -74,5 +73,5 @@ export async function setAttribute(
 /** DELETE /{kind}s/:id/custom_attributes/:key */
 export async function deleteAttribute(c: Container, actor: Actor | null, kind: CustomAttributeKind, id: number | string, key: string): Promise<void> {
   const admin = requireAdmin(actor);
-  if (!(await deleteRow(c.db, kind, await subjectId(c, admin, kind, id), key))) throw attributeNotFound();
+  if (!(await deleteRow(c.db, kind, await subjectId(c, admin, kind, id), key))) throw recordNotFound();
 }

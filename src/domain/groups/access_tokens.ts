@@ -14,10 +14,6 @@ import {
 } from '../tokens/resource_tokens.js';
 import { findGroup } from './find.js';
 
-export { RESOURCE_BOT_SCOPES } from '../tokens/resource_tokens.js';
-export type GroupTokenRow = ResourceTokenRow;
-export type CreateGroupTokenInput = CreateResourceTokenInput;
-
 const resource = (id: number) => ({ kind: 'group' as const, id });
 
 /** Reading tokens needs the owner role; the reference answers others with 401. */
@@ -27,12 +23,12 @@ async function ownedGroup(c: Container, actor: Actor, idOrPath: number | string)
   return g.row;
 }
 
-export async function listGroupTokens(c: Container, actor: Actor, idOrPath: number | string, page: PageRequest): Promise<PageResult<GroupTokenRow>> {
+export async function listGroupTokens(c: Container, actor: Actor, idOrPath: number | string, page: PageRequest): Promise<PageResult<ResourceTokenRow>> {
   const group = await ownedGroup(c, actor, idOrPath);
   return pageResourceTokens(c, resource(group.id), page);
 }
 
-export async function getGroupToken(c: Container, actor: Actor, idOrPath: number | string, tokenId: number): Promise<GroupTokenRow> {
+export async function getGroupToken(c: Container, actor: Actor, idOrPath: number | string, tokenId: number): Promise<ResourceTokenRow> {
   const group = await ownedGroup(c, actor, idOrPath);
   return findResourceToken(c, resource(group.id), tokenId);
 }
@@ -41,8 +37,8 @@ export async function createGroupToken(
   c: Container,
   actor: Actor,
   idOrPath: number | string,
-  input: CreateGroupTokenInput,
-): Promise<{ row: GroupTokenRow; token: string }> {
+  input: CreateResourceTokenInput,
+): Promise<{ row: ResourceTokenRow; token: string }> {
   const { row: group, access } = await findGroup(c, actor, idOrPath);
   if (!access.canAdmin) throw badRequest('User does not have permission to create group access token');
   return createResourceToken(c, actor, resource(group.id), input);

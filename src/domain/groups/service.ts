@@ -17,7 +17,7 @@ import {
 import type { NamespacesTable } from '../../db/schema.js';
 import type { Updateable } from 'kysely';
 import { isAdmin, type Actor } from '../auth/actor.js';
-import { exactError, forbidden, validation } from '../errors.js';
+import { apiError, forbidden, validation } from '../errors.js';
 import {
   ACCESS,
   VISIBILITY,
@@ -266,7 +266,7 @@ export async function createGroup(c: Container, actor: Actor, input: CreateGroup
 }
 
 /** The reference answers a failed group creation with the model errors inspected into its message. */
-const saveFailed = (errors: Record<string, string[]>) => exactError(400, { message: `Failed to save group ${rubyErrorsInspect(errors)}` });
+const saveFailed = (errors: Record<string, string[]>) => apiError(`Failed to save group ${rubyErrorsInspect(errors)}`);
 
 export interface UpdateGroupInput extends GroupSettingsInput {
   name?: string;

@@ -83,7 +83,7 @@ export async function requestExport(c: Container, actor: Actor, idOrPath: number
   const maxMb = Number((await getSettings(c)).max_export_size);
   if (maxMb > 0) {
     const size = Number((await repositoryStatistics(c, [row.id], { computeMissing: true })).get(row.id)?.repositorySize ?? 0);
-    if (size > maxMb * 1024 * 1024) throw apiError(400, 'The project size exceeds the export limit.');
+    if (size > maxMb * 1024 * 1024) throw apiError('The project size exceeds the export limit.');
   }
   await inTransaction(c.db, async (tx) => {
     const run = await queueExport(tx, {
@@ -124,11 +124,11 @@ export async function downloadExport(c: Container, actor: Actor, idOrPath: numbe
   const { row } = await exportableProject(c, actor, idOrPath);
   await checkApiRateLimit(c, DOWNLOAD_LIMIT, `user:${actor.user.id}:namespace:${row.namespace_id}`);
   const e = await findExport(c.db, row.id);
-  const gone = () => apiError(404, '404 Not found or has expired');
+  const gone = () => apiError('404 Not found or has expired', 404);
   if (!archiveLive(e)) throw gone();
   const stat = await c.storage.stat(e!.archive_key!);
   const stream = stat ? await c.storage.get(e!.archive_key!) : null;
-  if (!stat || !stream) throw apiError(404, 'The project export file is not available yet');
+  if (!stat || !stream) throw apiError('The project export file is not available yet', 404);
   return { stream, size: stat.size, filename: e!.archive_filename! };
 }
 

@@ -87,7 +87,7 @@ export async function checkImportAllowed(c: Container, actor: Actor): Promise<vo
 /** The archive may be at most max_import_size MB (0: no limit). */
 export async function checkImportSize(c: Container, size: number): Promise<void> {
   const maxMb = Number((await getSettings(c)).max_import_size);
-  if (maxMb > 0 && size > maxMb * 1024 * 1024) throw apiError(413, '413 Request Entity Too Large');
+  if (maxMb > 0 && size > maxMb * 1024 * 1024) throw apiError('413 Request Entity Too Large', 413);
 }
 
 /**
@@ -126,7 +126,7 @@ export async function requestImport(c: Container, actor: Actor, input: ImportReq
     if (err instanceof DomainError && err.detail.kind === 'validation') {
       const [field, messages] = Object.entries(err.detail.messages)[0] ?? ['base', ['is invalid']];
       const first = Array.isArray(messages) ? messages[0] : Object.values(messages)[0]?.[0];
-      throw apiError(400, `${field === 'base' ? '' : `${field[0]!.toUpperCase()}${field.slice(1).replace(/_/g, ' ')} `}${first ?? 'is invalid'}`);
+      throw apiError(`${field === 'base' ? '' : `${field[0]!.toUpperCase()}${field.slice(1).replace(/_/g, ' ')} `}${first ?? 'is invalid'}`);
     }
     throw err;
   }
@@ -170,8 +170,8 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
  * as an upload is. The credentials are used for this read only and never stored.
  */
 export async function requestObjstoreImport(c: Container, actor: Actor, input: ImportRequest, src: ObjstoreSource): Promise<ImportStatusView> {
-  if (!REGION.test(src.region)) throw apiError(400, 'region is invalid');
-  if (!BUCKET.test(src.bucket_name)) throw apiError(400, 'bucket_name is invalid');
+  if (!REGION.test(src.region)) throw apiError('region is invalid');
+  if (!BUCKET.test(src.bucket_name)) throw apiError('bucket_name is invalid');
   let object: Awaited<ReturnType<typeof openS3Object>>;
   try {
     object = await openS3Object({
@@ -179,12 +179,12 @@ export async function requestObjstoreImport(c: Container, actor: Actor, input: I
       secretAccessKey: src.secret_access_key, forcePathStyle: c.config.remoteImportS3Endpoint !== null,
     }, src.file_key);
   } catch (err) {
-    throw apiError(400, `Failed to read the import file: ${(err as Error)?.name ?? 'error'}`);
+    throw apiError(`Failed to read the import file: ${(err as Error)?.name ?? 'error'}`);
   }
-  if (!object) throw apiError(400, 'Failed to read the import file: NoSuchKey');
+  if (!object) throw apiError('Failed to read the import file: NoSuchKey');
   if (object.size > REMOTE_MAX_BYTES) {
     object.stream.destroy();
-    throw apiError(400, 'Content length is too big (should be at most 10 GiB)');
+    throw apiError('Content length is too big (should be at most 10 GiB)');
   }
   return requestImport(c, actor, input, object);
 }

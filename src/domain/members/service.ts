@@ -17,7 +17,7 @@ import {
 import { findNamespaceById, findNamespacesByIds } from '../../db/repos/namespaces.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
-import { conflict, exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
+import { conflict, forbidden, invalidParams, notFound, recordNotFound, validation } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { findGroup } from '../groups/find.js';
 import { findProject } from '../projects/find.js';
@@ -66,7 +66,6 @@ function requireManager(s: ResolvedSource): void {
 }
 
 /** A member lookup that misses answers as the reference's record lookup does. */
-const memberNotFound = () => exactError(404, { message: '404 Not found' });
 
 export interface MemberView {
   row: MemberRow;
@@ -126,7 +125,7 @@ export async function getMember(c: Container, actor: Actor, spec: SourceSpec, us
     { type: s.ref.type, sourceIds: opts.inherited ? s.chainIds : [s.ref.id], namespaceIds: opts.inherited ? inheritedGroupIds(s) : undefined, today: today(), userId },
     { kind: 'offset', page: 1, perPage: 1 },
   );
-  if (!page.items.length) throw memberNotFound();
+  if (!page.items.length) throw recordNotFound();
   return (await views(c, page.items))[0];
 }
 
@@ -208,7 +207,7 @@ export async function changeMember(c: Container, actor: Actor, spec: SourceSpec,
   const s = await resolveSource(c, actor, spec);
   requireManager(s);
   const member = await findMember(c.db, s.ref, userId, today());
-  if (!member) throw memberNotFound();
+  if (!member) throw recordNotFound();
   if (!canActOnLevel(s, input.access_level) || !canActOnLevel(s, member.access_level)) throw forbidden();
   if (input.access_level < member.access_level && (await isLastOwner(c, s, member))) throw forbidden();
   const expiresAt = parseExpiresAt(input.expires_at);
@@ -227,7 +226,7 @@ export async function removeMember(c: Container, actor: Actor, spec: SourceSpec,
   const self = actor.user.id === userId;
   if (!self) requireManager(s);
   const member = await findMember(c.db, s.ref, userId, today());
-  if (!member) throw memberNotFound();
+  if (!member) throw recordNotFound();
   if (!self && !canActOnLevel(s, member.access_level)) throw forbidden();
   if (await isLastOwner(c, s, member)) throw forbidden();
   await deleteMember(c.db, member.id);

@@ -13,7 +13,7 @@ import { findNamespaceByFullPath, findNamespaceById, type NamespaceRow } from '.
 import { insertFork, linkFork, setImportStatus, unlinkFork } from '../../db/repos/project_forks.js';
 import { findProjectById, projectTaken } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
-import { badRequest, conflict, exactError, forbidden, notFound, notModified } from '../errors.js';
+import { badRequest, conflict, forbidden, notFound, notModified } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { findNamespace } from '../namespaces/find.js';
 import { pathErrors } from '../groups/validation.js';
@@ -75,7 +75,7 @@ export async function forkProject(c: Container, actor: Actor, idOrPath: number |
   const limitReached = await personalProjectsLimitError(c, actor.user, target);
   if (limitReached) errors.limit_reached = [limitReached];
   // The reference answers a fork that cannot be saved with 409 and the model's errors.
-  if (Object.keys(errors).length) throw exactError(409, { message: errors });
+  if (Object.keys(errors).length) throw conflict(errors);
 
   // No more visible than the source, the target group, or what was asked; then the closest level the instance allows.
   let level = source.visibility_level;
@@ -124,7 +124,7 @@ export async function forkProject(c: Container, actor: Actor, idOrPath: number |
     return view(c, actor, row, { full: true });
   } catch (err) {
     // A concurrent request took the path between the check and the insert.
-    if (isUniqueViolation(err)) throw exactError(409, { message: { path: ['has already been taken'] } });
+    if (isUniqueViolation(err)) throw conflict({ path: ['has already been taken'] });
     throw err;
   }
 }

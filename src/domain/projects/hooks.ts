@@ -11,7 +11,7 @@ import {
   type ProjectHookRow,
 } from '../../db/repos/project_hooks.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden } from '../errors.js';
+import { exactError, forbidden, recordNotFound } from '../errors.js';
 import { encryptSecret } from '../shared/encryption.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
@@ -48,7 +48,6 @@ async function maintainedProject(c: Container, actor: Actor, idOrPath: number | 
 }
 
 /** A hook that is not there answers as the reference's record lookup does. */
-const hookNotFound = () => exactError(404, { message: '404 Not found' });
 
 function checkUrl(url: string): void {
   let ok = false;
@@ -80,7 +79,7 @@ export async function listHooks(c: Container, actor: Actor, idOrPath: number | s
 export async function getHook(c: Container, actor: Actor, idOrPath: number | string, hookId: number): Promise<ProjectHookRow> {
   const project = await maintainedProject(c, actor, idOrPath);
   const hook = await findProjectHook(c.db, project.id, hookId);
-  if (!hook) throw hookNotFound();
+  if (!hook) throw recordNotFound();
   return hook;
 }
 
@@ -94,7 +93,7 @@ export async function createHook(c: Container, actor: Actor, idOrPath: number | 
 export async function updateHook(c: Container, actor: Actor, idOrPath: number | string, hookId: number, input: HookInput): Promise<ProjectHookRow> {
   const project = await maintainedProject(c, actor, idOrPath);
   const hook = await findProjectHook(c.db, project.id, hookId);
-  if (!hook) throw hookNotFound();
+  if (!hook) throw recordNotFound();
   checkUrl(input.url);
   return updateProjectHook(c.db, hook.id, { ...patchOf(c, input), updated_at: nowIso() });
 }
@@ -102,6 +101,6 @@ export async function updateHook(c: Container, actor: Actor, idOrPath: number | 
 export async function deleteHook(c: Container, actor: Actor, idOrPath: number | string, hookId: number): Promise<void> {
   const project = await maintainedProject(c, actor, idOrPath);
   const hook = await findProjectHook(c.db, project.id, hookId);
-  if (!hook) throw hookNotFound();
+  if (!hook) throw recordNotFound();
   await deleteProjectHook(c.db, hook.id);
 }

@@ -5,7 +5,7 @@ import type { Container } from '../context.js';
 import { findMemberRow, insertMember, updateMember } from '../../db/repos/members.js';
 import { liveHumanMembersOf } from '../../db/repos/project_members.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden } from '../errors.js';
+import { forbidden, unprocessable } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { nowIso, today } from '../shared/time.js';
 import { canAdminProject } from './policy.js';
@@ -29,7 +29,7 @@ export async function importProjectMembers(c: Container, actor: Actor, targetIdO
     }
   } catch (err) {
     c.log.error({ err }, 'import of project members failed');
-    throw exactError(422, { message: 'Import failed' });
+    throw unprocessable('Import failed');
   }
   return { status: 'success' };
 }

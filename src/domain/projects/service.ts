@@ -30,7 +30,7 @@ import {
 } from '../../db/repos/projects.js';
 import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
-import { exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
+import { apiError, exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
 import { recordEvent } from '../events/service.js';
 import { findGroup, withFullNames } from '../groups/find.js';
@@ -485,7 +485,7 @@ export async function updateProject(c: Container, actor: Actor, idOrPath: number
 // ---- transfer ----
 
 const transferFailed = (message: string) =>
-  exactError(400, { message: `Failed to transfer project ${rubyErrorsInspect({ new_namespace: [message] })}` });
+  apiError(`Failed to transfer project ${rubyErrorsInspect({ new_namespace: [message] })}`);
 
 /** PUT /projects/:id/transfer: owners move a project to a namespace where they may create projects. */
 export async function transferProject(c: Container, actor: Actor, idOrPath: number | string, namespace: number | string): Promise<ProjectView> {

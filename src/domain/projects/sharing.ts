@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../db/dialect.js';
 import { findNamespaceById, findNamespacesByFullPaths, selfAndAncestorPaths } from '../../db/repos/namespaces.js';
 import { deleteGroupLink, findGroupLink, insertGroupLink, type ProjectGroupLinkRow } from '../../db/repos/project_group_links.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden, invalidParams, notFound } from '../errors.js';
+import { apiError, conflict, exactError, forbidden, invalidParams, notFound } from '../errors.js';
 import { groupAccess } from '../members/policy.js';
 import { isDate, nowIso } from '../shared/time.js';
 import { canAdminProject } from './policy.js';
@@ -17,7 +17,7 @@ export interface ShareInput {
   expires_at?: string;
 }
 
-const alreadyShared = () => exactError(409, { message: 'Group already shared with this group' });
+const alreadyShared = () => conflict('Group already shared with this group');
 
 /** Maintainers share the project with a group they can see, unless its namespace locks sharing. */
 export async function shareProject(c: Container, actor: Actor, idOrPath: number | string, input: ShareInput): Promise<ProjectGroupLinkRow> {
@@ -25,13 +25,13 @@ export async function shareProject(c: Container, actor: Actor, idOrPath: number 
   if (!canAdminProject(access)) throw forbidden();
   if (input.expires_at !== undefined && !isDate(input.expires_at.slice(0, 10))) throw invalidParams('expires_at is invalid');
   const ns = (await findNamespaceById(c.db, row.namespace_id))!;
-  if (ns.share_with_group_lock === 1) throw exactError(400, { message: 'The project sharing with group is disabled' });
+  if (ns.share_with_group_lock === 1) throw apiError('The project sharing with group is disabled');
 
   const group = await findNamespaceById(c.db, input.group_id);
   if (!group || group.kind !== 'group' || !(await groupAccess(c, actor, group)).canRead) throw exactError(404, { message: 'Not Found' });
   // The project's own group and the groups above it already reach it through membership.
   if (ns.kind === 'group' && (await findNamespacesByFullPaths(c.db, selfAndAncestorPaths(ns.full_path_lower))).some((g) => g.id === group.id)) {
-    throw exactError(409, { message: 'Project cannot be shared with the group it is in or one of its ancestors.' });
+    throw conflict('Project cannot be shared with the group it is in or one of its ancestors.');
   }
   if (await findGroupLink(c.db, row.id, group.id)) throw alreadyShared();
   const now = nowIso();

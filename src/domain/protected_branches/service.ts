@@ -16,8 +16,8 @@ import {
   type ProtectedBranchRow,
 } from '../../db/repos/protected_branches.js';
 import { findUserById } from '../../db/repos/users.js';
-import type { Actor } from '../auth/actor.js';
-import { conflict, exactError, forbidden } from '../errors.js';
+import { actingAs, type Actor } from '../auth/actor.js';
+import { conflict, exactError, forbidden, recordNotFound } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
 import { canAdminProject, projectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
@@ -60,7 +60,6 @@ export interface ProtectInput {
   allowed_to_unprotect?: AccessRequest[];
 }
 
-const PB_NOT_FOUND = () => exactError(404, { message: '404 Not found' });
 
 /** Protected branches are for maintainers and above (the reference's authorize_admin_project). */
 async function managedProject(c: Container, actor: Actor, idOrPath: number | string): Promise<ProjectRow> {
@@ -109,7 +108,7 @@ export async function listProtectedBranches(
 export async function getProtectedBranch(c: Container, actor: Actor, idOrPath: number | string, name: string): Promise<ProtectedBranchView> {
   const project = await managedProject(c, actor, idOrPath);
   const row = await findProtectedBranchByName(c.db, project.id, name);
-  if (!row) throw PB_NOT_FOUND();
+  if (!row) throw recordNotFound();
   return (await views(c, [row]))[0];
 }
 
@@ -136,7 +135,7 @@ async function entriesOf(
   for (const a of list) {
     if (a.user_id !== undefined) {
       const user = await findUserById(c.db, a.user_id);
-      const level = user ? (await projectAccess(c, { user, via: 'personal_access_token', scopes: null, tokenId: null, sudoer: null }, project)).level : 0;
+      const level = user ? (await projectAccess(c, actingAs(user), project)).level : 0;
       if (level <= ACCESS.NONE) errors.push(`${LABEL[kind]} user is not a member of the project`);
       else out.push({ kind, access_level: null, user_id: a.user_id, group_id: null });
     } else if (a.group_id !== undefined) {
@@ -192,7 +191,7 @@ export async function updateProtectedBranchOptions(
 ): Promise<ProtectedBranchView> {
   const project = await managedProject(c, actor, idOrPath);
   const row = await findProtectedBranchByName(c.db, project.id, name);
-  if (!row) throw PB_NOT_FOUND();
+  if (!row) throw recordNotFound();
   const updated = await updateProtectedBranch(c.db, row.id, { code_owner_approval_required: input.code_owner_approval_required ? 1 : 0, updated_at: nowIso() });
   return (await views(c, [updated]))[0];
 }
@@ -201,7 +200,7 @@ export async function updateProtectedBranchOptions(
 export async function unprotectBranch(c: Container, actor: Actor, idOrPath: number | string, name: string, ifUnmodifiedSince: Date | null): Promise<void> {
   const project = await managedProject(c, actor, idOrPath);
   const row = await findProtectedBranchByName(c.db, project.id, name);
-  if (!row) throw PB_NOT_FOUND();
+  if (!row) throw recordNotFound();
   checkUnmodifiedSince(row.updated_at, ifUnmodifiedSince);
   await deleteProtectedBranch(c.db, row.id);
 }

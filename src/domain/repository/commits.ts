@@ -20,16 +20,14 @@ import {
 import { isValidBranchName } from '../../git/refs.js';
 import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden, invalidParams, notFound } from '../errors.js';
+import { apiError, forbidden, invalidParams, notFound } from '../errors.js';
 import { canPushCode, canReadCode, ensureWritable, type ProjectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
+import { canPushToBranch, loadProtection } from '../protected_branches/policy.js';
 import { checkRefUpdates } from './protection.js';
 import { publishRefChanges } from './ref_changes.js';
 import { repositoryDir } from './service.js';
-
-/** A 400 with the reference's `{"message": ...}` body (its render_api_error!). */
-export const apiError = (message: string) => exactError(400, { message });
 
 export interface RepositoryRef {
   row: ProjectRow;
@@ -44,11 +42,14 @@ export async function readableRepository(c: Container, actor: Actor | null, idOr
   return { row, access, dir: repositoryDir(c, row.id) };
 }
 
+/** The content APIs' refusal (authorize_push_to_branch!); a git push shows git's own words instead. */
+const PUSH_INTO_BRANCH = 'You are not allowed to push into this branch';
+
 /** A project the actor may push to through the API (push_code; an archived project is a bare 403). */
 export async function writableRepository(c: Container, actor: Actor, idOrPath: number | string): Promise<RepositoryRef> {
   const repo = await readableRepository(c, actor, idOrPath);
   ensureWritable(repo.row);
-  if (!canPushCode(repo.row, repo.access)) throw forbidden('You are not allowed to push into this branch');
+  if (!canPushCode(repo.row, repo.access)) throw forbidden(PUSH_INTO_BRANCH);
   return repo;
 }
 
@@ -109,8 +110,14 @@ async function startingPoint(dir: string, req: CommitRequest): Promise<{ parent:
   return { parent: startHead, head };
 }
 
-/** Makes one commit on `req.branch` from the actions; returns its sha. */
-export function commitActions(c: Container, actor: Actor, repo: RepositoryRef, req: CommitRequest): Promise<string> {
+/**
+ * Makes one commit on `req.branch` from the actions; returns its sha. As the reference's content
+ * APIs do, a branch the actor may not push to is refused first, in their words; the git checks
+ * (force push, code owners, …) then run on the commit itself.
+ */
+export async function commitActions(c: Container, actor: Actor, repo: RepositoryRef, req: CommitRequest): Promise<string> {
+  const pusher = { actor, access: repo.access };
+  if (!(await canPushToBranch(c, pusher, repo.row, await loadProtection(c, repo.row.id), req.branch))) throw forbidden(PUSH_INTO_BRANCH);
   return serialized(repo.dir, () => commitNow(c, actor, repo, req));
 }
 
@@ -227,8 +234,6 @@ export function decodeContent(content: string, encoding: string): Buffer {
 }
 
 export async function createCommit(c: Container, actor: Actor, idOrPath: number | string, input: CreateCommitInput): Promise<CommitView> {
-  if (input.start_branch !== undefined && input.start_sha !== undefined) throw invalidParams('start_branch, start_sha are mutually exclusive');
-  if (input.branch === '') throw invalidParams('branch is empty');
   const repo = await writableRepository(c, actor, idOrPath);
   const actions = parseActions(input.actions);
   const sha = await commitActions(c, actor, repo, {

@@ -7,7 +7,7 @@ import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserByEmail, findUserByUsername } from '../../db/repos/users.js';
 import type { GitService } from '../../git/smart_http.js';
-import type { Actor } from '../auth/actor.js';
+import { actingAs, type Actor } from '../auth/actor.js';
 import { authenticate } from '../auth/service.js';
 import { JOB_TOKEN_GIT_USERNAMES } from '../ci/job_token.js';
 import { DomainError, exactError, forbidden, unauthorized } from '../errors.js';
@@ -52,7 +52,7 @@ export async function gitActor(c: Container, cred: BasicCredentials | null): Pro
   if (!user || !verifyPassword(cred.password, user.password_digest)) throw unauthorized();
   if (user.state !== 'active') throw forbidden('Your account has been blocked.');
   // A password is not a scoped credential: the account's own rights apply, as for a web session.
-  return { user, via: 'session', scopes: null, tokenId: null, sudoer: null };
+  return actingAs(user);
 }
 
 export interface GitTarget {

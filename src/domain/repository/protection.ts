@@ -1,12 +1,12 @@
 // THE check for every ref change, whatever its path (git push over HTTP, commits API, files API,
 // branch create/delete API). Callers collect the updates and call checkRefUpdates before git
-// moves any ref; a refusal throws forbidden(<message shown to the user>) and changes nothing.
+// moves any ref; a refusal throws pushRefused(<message shown to the user>) and changes nothing.
 import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { branchesContaining, diffPaths, fileAt, HEADS } from '../../git/refs.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
-import { forbidden } from '../errors.js';
+import { pushRefused } from '../errors.js';
 import { canDeleteProtectedBranch, canPushCode, projectAccess } from '../projects/policy.js';
 import { codeOwnerPatternsMatched, parseCodeOwners } from '../protected_branches/code_owners.js';
 import { anyEntryAllows, entriesFor, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
@@ -65,9 +65,9 @@ export const REF_MESSAGES = {
  *   CODEOWNERS file on the branch's current tip (root, docs/ or .service/).
  */
 export async function checkRefUpdates(c: Container, actor: Actor, project: ProjectRow, updates: RefUpdate[], opts: RefCheckOptions = {}): Promise<void> {
-  if (project.archived === 1) throw forbidden('You are not allowed to push code to an archived project.');
+  if (project.archived === 1) throw pushRefused('You are not allowed to push code to an archived project.');
   const access = await projectAccess(c, actor, project);
-  if (!canPushCode(project, access)) throw forbidden('You are not allowed to push code to this project.');
+  if (!canPushCode(project, access)) throw pushRefused('You are not allowed to push code to this project.');
 
   const branchUpdates = updates.filter((u) => u.ref.startsWith(HEADS));
   if (branchUpdates.length === 0) return;
@@ -80,35 +80,35 @@ export async function checkRefUpdates(c: Container, actor: Actor, project: Proje
     const branch = u.ref.slice(HEADS.length);
     const creation = u.oldSha === ZERO_SHA;
     const deletion = u.newSha === ZERO_SHA;
-    if (deletion && branch === project.default_branch) throw forbidden(REF_MESSAGES.deleteDefaultBranch);
-    if (creation && /^[0-9a-f]{40}$/i.test(branch)) throw forbidden(REF_MESSAGES.hexBranchName);
+    if (deletion && branch === project.default_branch) throw pushRefused(REF_MESSAGES.deleteDefaultBranch);
+    if (creation && /^[0-9a-f]{40}$/i.test(branch)) throw pushRefused(REF_MESSAGES.hexBranchName);
 
     const rules = matchingRules(set, branch);
     if (rules.length === 0) continue;
 
-    if (u.force && !deletion && !creation && !rules.some((r) => r.allow_force_push === 1)) throw forbidden(REF_MESSAGES.forcePushProtected);
+    if (u.force && !deletion && !creation && !rules.some((r) => r.allow_force_push === 1)) throw pushRefused(REF_MESSAGES.forcePushProtected);
     const canPush = await anyEntryAllows(c, who, entriesFor(set, rules, 'push'));
 
     if (creation) {
       if (!canPush) {
-        if (!(await anyEntryAllows(c, who, entriesFor(set, rules, 'merge')))) throw forbidden(REF_MESSAGES.createProtected);
-        if (!(await onProtectedBranch(dir, set, u.newSha))) throw forbidden(REF_MESSAGES.invalidCommitCreateProtected);
-        if (via !== 'web') throw forbidden(REF_MESSAGES.nonWebCreateProtected);
+        if (!(await anyEntryAllows(c, who, entriesFor(set, rules, 'merge')))) throw pushRefused(REF_MESSAGES.createProtected);
+        if (!(await onProtectedBranch(dir, set, u.newSha))) throw pushRefused(REF_MESSAGES.invalidCommitCreateProtected);
+        if (via !== 'web') throw pushRefused(REF_MESSAGES.nonWebCreateProtected);
       }
       continue; // a new branch has no CODEOWNERS of its own yet
     }
     if (deletion) {
       // push_to_delete_protected_branch: maintainers, owners, admins.
-      if (!canDeleteProtectedBranch(access)) throw forbidden(REF_MESSAGES.nonMaintainerDeleteProtected);
-      if (via !== 'web') throw forbidden(REF_MESSAGES.nonWebDeleteProtected);
+      if (!canDeleteProtectedBranch(access)) throw pushRefused(REF_MESSAGES.nonMaintainerDeleteProtected);
+      if (via !== 'web') throw pushRefused(REF_MESSAGES.nonWebDeleteProtected);
       continue;
     }
-    if (!canPush) throw forbidden(REF_MESSAGES.pushProtected);
+    if (!canPush) throw pushRefused(REF_MESSAGES.pushProtected);
 
     if (rules.some((r) => r.code_owner_approval_required === 1)) {
       const paths = u.changedPaths ?? (await diffPaths(dir, u.oldSha, u.newSha, u.objectEnv)) ?? [];
       const matched = await codeOwnerMatches(dir, u.oldSha, paths);
-      if (matched.length) throw forbidden(codeOwnersMessage(matched));
+      if (matched.length) throw pushRefused(codeOwnersMessage(matched));
     }
   }
 }

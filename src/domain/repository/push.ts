@@ -43,13 +43,7 @@ export const uploadPack = (target: GitTarget, protocol?: string): ChildProcessWi
   serviceRpc('git-upload-pack', target.dir, { env: protocolEnv(protocol) });
 
 const refusal = (e: unknown): HookDecision => {
-  if (e instanceof DomainError && e.detail.kind === 'forbidden') {
-    return { ok: false, message: e.detail.reason ?? 'You are not allowed to push code to this project.' };
-  }
-  if (e instanceof DomainError && e.detail.kind === 'exact') {
-    const body = e.detail.body as { message?: unknown } | string;
-    return { ok: false, message: typeof body === 'string' ? body : String(body?.message ?? 'Push refused.') };
-  }
+  if (e instanceof DomainError && e.detail.kind === 'push_refused') return { ok: false, message: e.detail.message };
   if (e instanceof DomainError) return { ok: false, message: 'You are not allowed to push code to this project.' };
   throw e;
 };

@@ -8,7 +8,7 @@
 import type { Container } from '../context.js';
 import { ensureSettingsRow, findSettingsRow, findSettingsVersion, writeSettingsRow, type SettingsRow } from '../../db/repos/settings.js';
 import type { Actor } from '../auth/actor.js';
-import { conflict, invalidParams } from '../errors.js';
+import { conflict } from '../errors.js';
 import { decryptSecret, encryptSecret } from '../shared/encryption.js';
 import { nowIso } from '../shared/time.js';
 import {
@@ -225,9 +225,6 @@ const WRITE_DEADLINE_MS = 10_000;
 /** PUT /application/settings. All or nothing: an invalid request changes nothing. */
 export async function updateSettings(c: Container, actor: Actor | null, input: SettingsInput): Promise<SettingsSnapshot> {
   assertCanManageSettings(actor);
-  if (!SETTING_NAMES.some((n) => input[n] !== undefined)) {
-    throw invalidParams(`${SETTING_NAMES.join(', ')} are missing, at least one parameter must be provided`);
-  }
   checkRequest(input);
 
   const deadline = Date.now() + WRITE_DEADLINE_MS;

@@ -3,6 +3,7 @@
 // validations on the values after the update (400 `{"message": {"field": ["…"]}}`).
 import net from 'node:net';
 import { invalidParams, validation } from '../errors.js';
+import { durationSeconds, parseDuration } from '../shared/duration.js';
 import { REPOSITORY_STORAGES, SETTING_NAMES, defOf, type Bound, type SettingName, type Settings } from './definitions.js';
 
 export type SettingsInput = Partial<Record<SettingName, unknown>>;
@@ -29,33 +30,6 @@ export function checkRequest(input: SettingsInput): void {
 }
 
 // ---- model validations
-
-const DURATION_UNITS: Record<string, number> = {
-  s: 1, sec: 1, secs: 1, second: 1, seconds: 1,
-  m: 60, min: 60, mins: 60, minute: 60, minutes: 60,
-  h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600,
-  d: 86400, day: 86400, days: 86400,
-  w: 604800, wk: 604800, wks: 604800, week: 604800, weeks: 604800,
-  mo: 2592000, mos: 2592000, month: 2592000, months: 2592000,
-  y: 31557600, yr: 31557600, yrs: 31557600, year: 31557600, years: 31557600,
-};
-
-/** Seconds in a human duration such as `30 days`, `1 month 2 days`, `3600`; null when unreadable. */
-export function parseDuration(text: string): number | null {
-  const t = text.trim().toLowerCase().replace(/,|\band\b/g, ' ').trim();
-  if (/^\d+$/.test(t)) return Number(t);
-  const re = /(\d+(?:\.\d+)?)\s*([a-z]+)\s*/gy;
-  let total = 0;
-  let m: RegExpExecArray | null;
-  let end = 0;
-  while ((m = re.exec(t))) {
-    const unit = DURATION_UNITS[m[2]];
-    if (unit === undefined) return null;
-    total += Number(m[1]) * unit;
-    end = re.lastIndex;
-  }
-  return end === t.length && end > 0 ? total : null;
-}
 
 function isIpOrCidr(s: string): boolean {
   const [ip, prefix, ...rest] = s.split('/');
@@ -138,7 +112,7 @@ export function checkModel(s: Settings): void {
 
   // Settings that only make sense together, or have rules of their own.
   if (s.archive_builds_in_human_readable && s.archive_builds_in_human_readable.trim() !== '') {
-    const secs = parseDuration(s.archive_builds_in_human_readable);
+    const secs = durationSeconds(s.archive_builds_in_human_readable); // zero is nil there: no archiving
     if (secs !== null && secs < 86400) add('archive_builds_in_human_readable', 'must be at least 1 day');
   }
   if (isBlank(s.default_artifacts_expire_in)) add('default_artifacts_expire_in', "can't be blank");

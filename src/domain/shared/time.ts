@@ -2,4 +2,6 @@
 export const nowIso = (): string => new Date().toISOString();
 export const today = (): string => new Date().toISOString().slice(0, 10);
 export const isDate = (s: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`));
+/** A git date (ISO, whole seconds) in the API's form, with milliseconds: `…T03:04:05Z` → `…T03:04:05.000Z`. */
+export const withMillis = (iso: string): string => iso.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?!\.)/, '$1.000');
 export const addSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();

@@ -329,9 +329,6 @@ function profileColumns(a: UserAttributes): Updateable<UsersTable> {
 
 /** POST /users (admin) */
 export async function createUser(c: Container, actor: Actor | null, input: CreateUserInput): Promise<UserView> {
-  if (input.password === undefined && input.reset_password === undefined && input.force_random_password === undefined) {
-    throw invalidParams('password, reset_password, force_random_password are missing, at least one parameter must be provided');
-  }
   const admin = requireAdmin(actor);
   await checkConflicts(c, input, null);
 
