@@ -17,6 +17,7 @@ import autocannon from 'autocannon';
 import { seedCi, type SeededCi } from './ci.js';
 import { seedGit, type SeededGit } from './git.js';
 import { seedImportExport, type SeededImportExport } from './import_export.js';
+import { seedHooks, type SeededHooks } from './hooks.js';
 import { seedProjects, type SeededProjects } from './projects.js';
 import { ROOT, distIsFresh, freePort, rssOf, startServer, waitForHealth, type RunningServer } from './server.js';
 
@@ -79,11 +80,15 @@ export const SCENARIOS: Scenario[] = [
     path: () => `/api/v4/projects/${seededImportExport!.projectId}/export`,
     seed: async (ctx) => void (seededImportExport = await seedImportExport(ctx)),
   },
+  // HOOKS: 10,000 deliveries to a loopback receiver; their pace and GET /projects/:id's p99 during
+  // the burst beside a quiet server's are measured by the seed (bench/hooks.ts).
+  { name: 'hooks: GET /projects/:id', path: () => `/api/v4/projects/${seededHooks!.projectId}`, seed: async (ctx) => void (seededHooks = await seedHooks(ctx)) },
 ];
 
 let seededImportExport: SeededImportExport | null = null;
 let seededCi: SeededCi | null = null;
 let seededGit: SeededGit | null = null;
+let seededHooks: SeededHooks | null = null;
 /** `npm run bench -- <word>` runs only the scenarios whose name contains the word (e.g. `git`). */
 const ONLY = process.argv[2]?.toLowerCase();
 const SELECTED = ONLY ? SCENARIOS.filter((sc) => sc.name.toLowerCase().includes(ONLY)) : SCENARIOS;

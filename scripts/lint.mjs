@@ -1,5 +1,5 @@
 // `npm run lint`: the house rules of DESIGN.md that the type checker cannot see.
-//  - imports run one way: api → domain → {db, git, queue, storage, webhooks, ci}; only app.ts wires http/ and api/
+//  - imports run one way: api → domain → {db, git, queue, storage, webhooks, outbound, ci}; only app.ts wires http/ and api/
 //  - no run-time import cycle in src/ (type-only imports are erased, so they do not count)
 //  - the domain takes its Container type from domain/context.ts, never from container.ts
 //  - SQL (query builders, sql``) lives only in src/db/
@@ -54,13 +54,14 @@ function importsOf(file, text) {
 const areaOf = (rel) => rel.split('/')[0];
 // Which top-level folders each folder may import at run time (type-only imports are free).
 const ALLOWED = {
-  domain: ['domain', 'db', 'git', 'queue', 'storage', 'webhooks', 'ci', 'import_export', 'config.ts', 'version.ts'],
+  domain: ['domain', 'db', 'git', 'queue', 'storage', 'webhooks', 'outbound', 'ci', 'import_export', 'config.ts', 'version.ts'],
   db: ['db', 'domain/shared', 'config.ts'],
   queue: ['queue', 'db', 'domain/shared', 'config.ts'],
   storage: ['storage', 'config.ts'],
   import_export: ['import_export'],
   git: ['git', 'config.ts'],
   webhooks: ['webhooks', 'db', 'domain/shared', 'config.ts'],
+  outbound: ['outbound'],
   ci: ['ci', 'git', 'db', 'storage', 'domain/shared', 'config.ts'],
   http: ['http', 'domain', 'config.ts', 'container.ts', 'version.ts'],
   api: ['api', 'http', 'domain', 'config.ts', 'container.ts', 'version.ts'],

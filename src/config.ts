@@ -28,6 +28,8 @@ export interface Config {
   runnerEnabled: boolean;
   /** Jobs the built-in runner of this node runs at once. */
   runnerConcurrency: number;
+  /** First retry delay of a failed hook delivery; each further one doubles (with jitter). */
+  hookRetryBaseMs: number;
   /** This node's name among the runner nodes on one database (default: the host name); unique per process. */
   nodeId: string;
   /** A runner node's lease: its running jobs fail this long after its last heartbeat. */
@@ -195,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueWorkers: intIn('ANVIL_QUEUE_WORKERS', env.ANVIL_QUEUE_WORKERS, 2, 0, 64),
     runnerEnabled: bool('ANVIL_RUNNER_ENABLED', env.ANVIL_RUNNER_ENABLED, true),
     runnerConcurrency: intIn('ANVIL_RUNNER_CONCURRENCY', env.ANVIL_RUNNER_CONCURRENCY, 2, 1, 64),
+    hookRetryBaseMs: intIn('ANVIL_HOOK_RETRY_BASE_MS', env.ANVIL_HOOK_RETRY_BASE_MS, 10_000, 1, 3_600_000),
     nodeId,
     runnerLeaseSeconds,
     runnerHeartbeatSeconds,

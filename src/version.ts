@@ -25,5 +25,8 @@ function commit(): string {
   }
 }
 
+/** Anvil's own version (package.json). */
+export const ANVIL_VERSION = pkg.version;
+
 /** Anvil's own version and commit, e.g. `anvil-0.1.0-abc1234`. */
 export const ANVIL_REVISION = `anvil-${pkg.version}-${commit()}`;

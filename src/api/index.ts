@@ -6,6 +6,8 @@ import { customAttributeRoutes } from './custom_attributes/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
 import { importExportRoutes } from './import_export/routes.js';
+import { systemHookRoutes } from './hooks/routes.js';
+import { projectAliasRoutes } from './project_aliases/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { memberRoutes } from './members/routes.js';
 import { metaRoutes } from './meta/routes.js';
@@ -27,4 +29,4 @@ import { accessTokenRoutes } from './tokens/resource_routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...importExportRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...importExportRoutes];

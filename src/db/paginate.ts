@@ -3,6 +3,12 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { COUNT_CAP, type PageRequest, type PageResult } from '../domain/shared/page.js';
 
 /**
+ * The largest id a 32-bit id column holds. An `id_before` above it filters nothing (every id is
+ * below); PostgreSQL would refuse the number itself. (`id_after` above it matches nothing: dialect.ts.)
+ */
+export const MAX_ID = 2 ** 31 - 1;
+
+/**
  * Runs `query` (already filtered and ordered) as one page. Offset pages count at most
  * COUNT_CAP + 1 rows; keyset pages filter on `idColumn` and cost the same at any depth
  * (the caller orders by `idColumn` in the page's `sort` direction).
@@ -16,7 +22,7 @@ export async function runPage<DB, TB extends keyof DB, O extends { id: number }>
   if (page.kind === 'keyset') {
     let q = query as SelectQueryBuilder<any, any, O>;
     if (page.idAfter !== null) q = q.where(sql.ref(idColumn), '>', page.idAfter);
-    if (page.idBefore !== null) q = q.where(sql.ref(idColumn), '<', page.idBefore);
+    if (page.idBefore !== null && page.idBefore <= MAX_ID) q = q.where(sql.ref(idColumn), '<', page.idBefore);
     const rows = await q.limit(page.perPage + 1).execute();
     return { items: rows.slice(0, page.perPage), total: null, hasNext: rows.length > page.perPage };
   }
@@ -28,9 +34,10 @@ export async function runPage<DB, TB extends keyof DB, O extends { id: number }>
         (query as SelectQueryBuilder<any, any, any>).clearSelect().clearOrderBy().select(sql`1`.as('one')).limit(COUNT_CAP + 1).as('capped'),
       )
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
+      .executeTakeFirst(),
   ]);
-  const n = Number(counted.n);
+  // No count row: a filter value out of its column's range matched nothing (dialect.ts).
+  const n = Number(counted?.n ?? 0);
   return { items: rows.slice(0, page.perPage), total: n > COUNT_CAP ? null : n, hasNext: rows.length > page.perPage };
 }
 

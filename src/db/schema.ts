@@ -244,6 +244,63 @@ export interface ProjectHooksTable {
   job_events: Default<Bool>;
   releases_events: Default<Bool>;
   enable_ssl_verification: Default<Bool>;
+  recent_failures: Default<number>;
+  backoff_count: Default<number>;
+  disabled_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SystemHooksTable {
+  id: Generated<number>;
+  url: string;
+  token_encrypted: string | null;
+  push_events: Default<Bool>;
+  tag_push_events: Default<Bool>;
+  merge_requests_events: Default<Bool>;
+  repository_update_events: Default<Bool>;
+  enable_ssl_verification: Default<Bool>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type HookType = 'system' | 'project';
+
+export interface HookDeliveriesTable {
+  id: Generated<number>;
+  hook_type: HookType;
+  hook_id: number;
+  trigger: string;
+  event_uuid: string;
+  request_headers: string;
+  request_data: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: Default<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface HookLogsTable {
+  id: Generated<number>;
+  hook_type: HookType;
+  hook_id: number;
+  delivery_id: number | null;
+  url: string;
+  trigger: string;
+  request_headers: string;
+  request_data: string;
+  response_status: string;
+  response_headers: string;
+  response_body: string;
+  execution_duration: number;
+  created_at: string;
+}
+
+export interface ProjectAliasesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  name_lower: string;
   created_at: string;
   updated_at: string;
 }
@@ -519,5 +576,9 @@ export interface DB {
   project_stars: ProjectStarsTable;
   project_group_links: ProjectGroupLinksTable;
   project_hooks: ProjectHooksTable;
+  system_hooks: SystemHooksTable;
+  hook_deliveries: HookDeliveriesTable;
+  hook_logs: HookLogsTable;
+  project_aliases: ProjectAliasesTable;
   rate_limits: RateLimitsTable;
 }

@@ -10,7 +10,10 @@ import { EXPORTS_EXPIRE_EVERY_MS, EXPORTS_EXPIRE_JOB, expireExports, PROJECT_EXP
 import { PROJECT_IMPORT_JOB, runImport } from './import_export/import.js';
 import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
 import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
+import { HOOK_DELIVERY_JOB, HOOK_LOG_PRUNE_EVERY_MS, HOOK_LOG_PRUNE_JOB, pruneHookRecords, runDelivery, scheduleHookPrune } from './hooks/delivery.js';
+import { deliverRefChanges } from './hooks/events.js';
 import { checkRepositoryPushPayload, REPOSITORY_PUSH_JOB } from './repository/ref_changes.js';
+import { repositoryDir } from './repository/service.js';
 import { refreshRepositoryStatistics, REPOSITORY_REFRESH_JOB } from './repository/statistics.js';
 
 const HANDLERS: Record<string, (c: Container) => JobHandler> = {
@@ -20,10 +23,12 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [REPOSITORY_REFRESH_JOB]: (c) => async (payload: { projectId: number }) => {
     await refreshRepositoryStatistics(c, Number(payload.projectId));
   },
-  // Announcements of ref changes: for now the payload is only validated (the hooks issue delivers them).
-  [REPOSITORY_PUSH_JOB]: () => async (payload: unknown) => {
-    checkRepositoryPushPayload(payload);
+  // Announcements of ref changes become push, tag push and repository update hook deliveries.
+  [REPOSITORY_PUSH_JOB]: (c) => async (payload: unknown, job) => {
+    const p = checkRepositoryPushPayload(payload);
+    await deliverRefChanges(c, job.id, p, repositoryDir(c, p.projectId));
   },
+  [HOOK_DELIVERY_JOB]: (c) => (payload: { deliveryId: number; attempt: number }) => runDelivery(c, payload),
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
   [PROJECT_EXPORT_JOB]: (c) => (payload: { projectId: number; run: number }) => runExport(c, payload),
   [PROJECT_IMPORT_JOB]: (c) => (payload: { projectId: number }) => runImport(c, payload),
@@ -39,6 +44,10 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [EXPORTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
     await expireExports(c);
     await scheduleExportsExpiry(c, new Date(Date.now() + EXPORTS_EXPIRE_EVERY_MS), job.id);
+  },
+  [HOOK_LOG_PRUNE_JOB]: (c) => async (_payload, job) => {
+    await pruneHookRecords(c);
+    await scheduleHookPrune(c, new Date(Date.now() + HOOK_LOG_PRUNE_EVERY_MS), job.id);
   },
 };
 
@@ -58,4 +67,5 @@ export async function scheduleRecurringJobs(c: Container): Promise<void> {
   await scheduleEventsPrune(c, soon);
   await scheduleArtifactsExpiry(c, soon);
   await scheduleExportsExpiry(c, soon);
+  await scheduleHookPrune(c, soon);
 }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
+import type { Resolver } from '../outbound/request.js';
 import type { Queue } from '../queue/queue.js';
 import type { BlobStorage } from '../storage/blob.js';
 
@@ -22,4 +23,6 @@ export interface Container {
    * 'canceled' (jobId): stop it now). Runners on other nodes notice by polling.
    */
   ciSignals: EventEmitter;
+  /** Name lookups of outbound requests (src/outbound/); tests map names wherever they like. */
+  resolver?: Resolver;
 }

@@ -21,6 +21,7 @@ export type ErrorKind =
   | { kind: 'too_many_requests'; text: string; headers?: Record<string, string> } // text/plain, with Retry-After etc.
   | { kind: 'not_modified' }
   | { kind: 'throttled' }                                     // the reference's check_rate_limit! (API-level application limits)
+  | { kind: 'invalid_hook_url' }                            // a hook URL that is not http(s) or that outbound rules refuse
   | { kind: 'exact'; status: number; body: unknown };  // an exact body the reference sends
 
 export class DomainError extends Error {
@@ -47,4 +48,5 @@ export const preconditionFailed = () => new DomainError({ kind: 'precondition_fa
 export const tooManyRequests = (text: string, headers: Record<string, string> = {}) => new DomainError({ kind: 'too_many_requests', text, headers });
 export const notModified = () => new DomainError({ kind: 'not_modified' });
 export const throttled = () => new DomainError({ kind: 'throttled' });
+export const invalidHookUrl = () => new DomainError({ kind: 'invalid_hook_url' });
 export const exactError = (status: number, body: unknown) => new DomainError({ kind: 'exact', status, body });

@@ -327,3 +327,40 @@ export async function lastCommitFor(repo: string, commit: string, filePath: stri
   const sha = await gitText(['log', '-1', '--format=%H', commit, '--', filePath], { gitDir: repo });
   return sha || null;
 }
+
+/**
+ * The commits a push brought (newest first, at most `limit`): those reachable from `tip` and not
+ * from `not` (the old tip, or the default branch for a new branch); countCommits counts them all.
+ */
+export async function commitsBetween(dir: string, tip: string, not: string | null, limit: number): Promise<CommitInfo[]> {
+  const args = ['log', `--format=%x1e${FIELDS.join('%x1f')}`, `--max-count=${limit}`, safeArg(tip, 'revision')];
+  if (not) args.push(`^${safeArg(not, 'revision')}`);
+  args.push('--');
+  const r = await git(args, { gitDir: dir, okCodes: [128] });
+  return r.code === 0 ? parseCommits(r.stdout.toString('utf8')) : [];
+}
+
+/** Paths a commit added, modified and removed against its first parent (the whole tree for a root commit). */
+export async function commitPathChanges(dir: string, sha: string): Promise<{ added: string[]; modified: string[]; removed: string[] }> {
+  if (!SHA_RE.test(sha)) throw new Error(`not a commit id: ${sha}`);
+  const out = await gitText(['diff-tree', '--no-commit-id', '--name-status', '-r', '--root', '--no-renames', '-z', sha], { gitDir: dir });
+  const parts = out.split('\0').filter((p) => p !== '');
+  const res = { added: [] as string[], modified: [] as string[], removed: [] as string[] };
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const [status, file] = [parts[i], parts[i + 1]];
+    if (status === 'A') res.added.push(file);
+    else if (status === 'D') res.removed.push(file);
+    else res.modified.push(file);
+  }
+  return res;
+}
+
+/** The message of an annotated tag; null for a lightweight one (or no such tag). */
+export async function annotatedTagMessage(dir: string, ref: string): Promise<string | null> {
+  const r = await git(['cat-file', '-p', safeArg(ref, 'ref')], { gitDir: dir, okCodes: [128] });
+  if (r.code !== 0) return null;
+  const text = r.stdout.toString('utf8');
+  if (!/^object [0-9a-f]{40}\ntype /.test(text)) return null;
+  const blank = text.indexOf('\n\n');
+  return blank < 0 ? '' : text.slice(blank + 2).replace(/\n$/, '');
+}

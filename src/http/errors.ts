@@ -56,6 +56,8 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 304, body: '' };
     case 'throttled':
       return { status: 429, body: { message: { error: 'This endpoint has been requested too many times. Try again later.' } } };
+    case 'invalid_hook_url':
+      return { status: 422, body: { error: 'Invalid url given' } };
     case 'exact':
       return { status: e.status, body: e.body };
   }

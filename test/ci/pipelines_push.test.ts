@@ -223,6 +223,25 @@ for (const dialect of DIALECTS) {
       assert.ok(childRow.yaml_errors);
     });
 
+    it('canceling a parent cancels its dependent bridge with the child: the parent ends canceled, not failed', async () => {
+      const ci = 'stages: [test, deploy]\nchild:\n  stage: test\n  trigger:\n    include: child.yml\n    strategy: depend\nlater:\n  stage: deploy\n  script: echo\n';
+      const p = await makeCiProject(t, { [CI_FILE]: ci, 'child.yml': 'child-job:\n  script: echo\n' });
+      const parent = await createPipelineOk(t, p.id);
+      const bridge = (await jobRows(t, parent.id)).find((j) => j.name === 'child')!;
+      assert.equal(bridge.status, 'running');
+      const r = await t.request('POST', `/api/v4/projects/${p.id}/pipelines/${parent.id}/cancel`);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.status, 'canceled');
+      assert.equal((await pipelineRow(t, bridge.downstream_pipeline_id!))!.status, 'canceled');
+      // The reference's canceled bridge does not follow its canceled child to failed (drop! is
+      // refused from canceled), so the later stage is canceled, not skipped.
+      assert.deepEqual(
+        (await jobRows(t, parent.id)).map((j) => [j.name, j.status, j.failure_reason]),
+        [['child', 'canceled', null], ['later', 'canceled', null]],
+      );
+      assert.equal((await t.get(`/api/v4/projects/${p.id}/pipelines/${parent.id}`)).body.status, 'canceled');
+    });
+
     it('child pipelines nest two levels deep at most; a project triggering its own ref is a loop', async () => {
       const nest = 'again:\n  trigger:\n    include: nest.yml\n';
       const p = await makeCiProject(t, { [CI_FILE]: nest, 'nest.yml': nest });

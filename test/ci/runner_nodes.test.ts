@@ -107,7 +107,8 @@ for (const dialect of DIALECTS) {
         const pid = Number(await waitFor('the job to start', () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() || null : null), 60_000));
         // The same node id, another boot: the node restarted, as far as the database can tell.
         await joinNode(t.c, { nodeId: 'shared-node', bootId: 'another-boot' }, 60_000);
-        assert.equal(await failOrphanedJobs(t.c), 1);
+        // The displaced runner's own heartbeat (every 100 ms) may sweep first; either way the job fails once.
+        assert.ok((await failOrphanedJobs(t.c)) <= 1);
         const failed = (await findCiJob(t.c.db, long!.id))!;
         assert.deepEqual([failed.status, failed.failure_reason], ['failed', 'runner_system_failure']);
         await waitFor('the job process to end', () => !alive(pid), 15_000);

@@ -6,7 +6,7 @@ import { addMember, makeProject } from '../helpers/projects.js';
 const HOOK_KEYS = [
   'id', 'url', 'created_at', 'project_id', 'push_events', 'tag_push_events', 'merge_requests_events', 'repository_update_events',
   'issues_events', 'confidential_issues_events', 'note_events', 'confidential_note_events', 'pipeline_events', 'wiki_page_events',
-  'deployment_events', 'job_events', 'releases_events', 'enable_ssl_verification', 'push_events_branch_filter',
+  'deployment_events', 'job_events', 'releases_events', 'enable_ssl_verification', 'push_events_branch_filter', 'alert_status', 'disabled_until',
 ].sort();
 
 for (const dialect of DIALECTS) {
@@ -33,6 +33,8 @@ for (const dialect of DIALECTS) {
       assert.equal(r.body.tag_push_events, false);
       assert.equal(r.body.enable_ssl_verification, true);
       assert.equal(r.body.push_events_branch_filter, null);
+      assert.equal(r.body.alert_status, 'executable');
+      assert.equal(r.body.disabled_until, null);
       assert.ok(!r.text.includes('s3cret-value'));
       const stored = await t.c.db.selectFrom('project_hooks').select('token_encrypted').where('id', '=', r.body.id).executeTakeFirstOrThrow();
       assert.ok(stored.token_encrypted && !stored.token_encrypted.includes('s3cret-value'));

@@ -69,6 +69,12 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(levels, { [owner.id]: 50, [direct.id]: 20, [inGroup.id]: 30, [invited.id]: 10 });
       assert.equal((await t.get(`/api/v4/projects/${p.id}/members/all/${inGroup.id}`, owner.token)).body.access_level, 30);
       assert.equal((await t.get(`/api/v4/projects/${p.id}/members/${inGroup.id}`, owner.token)).status, 404);
+      // A user id past the id column's range is a member nobody is: 404 (a 500 on PostgreSQL before).
+      for (const path of ['members', 'members/all']) {
+        const far = await t.get(`/api/v4/projects/${p.id}/${path}/2147483648`, owner.token);
+        assert.deepEqual([far.status, far.body], [404, { message: '404 Not found' }], path);
+        assert.deepEqual((await t.get(`/api/v4/projects/${p.id}/${path}?user_ids[]=2147483648`, owner.token)).body, [], path);
+      }
       // a project member may not sit below the level inherited from the group
       const low = await t.request('POST', `/api/v4/projects/${p.id}/members`, { token: owner.token, body: { user_id: inGroup.id, access_level: 20 } });
       assert.equal(low.status, 400);

@@ -479,6 +479,9 @@ for (const dialect of DIALECTS) {
       assert.equal(bad.status, 400);
       assert.deepEqual(bad.body, { error: 'last_activity_after is invalid' });
       assert.deepEqual(sorted(await list(`?id_after=${ids.internal}&id_before=${ids.archived}`, owner.token)), sorted([ids.public, ids.deep]));
+      // An id past what the id column holds filters like any other (the reference compares numbers).
+      assert.deepEqual(await list('?id_after=2147483648', owner.token), []);
+      assert.deepEqual(sorted(await list('?id_before=2147483648', stranger.token)), sorted(await list('', stranger.token)));
       await t.request('PUT', `/api/v4/projects/${ids.internal}`, { token: owner.token, body: { issues_enabled: false, merge_requests_enabled: false } });
       assert.ok(!(await list('?with_issues_enabled=true', stranger.token)).includes(ids.internal));
       assert.ok(!(await list('?with_merge_requests_enabled=true', stranger.token)).includes(ids.internal));
@@ -542,6 +545,8 @@ for (const dialect of DIALECTS) {
       const desc = await t.get('/api/v4/projects?pagination=keyset&order_by=id&per_page=2', owner.token);
       assert.deepEqual(desc.body.map((p: any) => p.id), [...all].reverse().slice(0, 2));
       assert.match(String(desc.headers.link), /id_before=/);
+      const past = await t.get('/api/v4/projects?pagination=keyset&order_by=id&per_page=2&id_before=2147483648', owner.token);
+      assert.deepEqual([past.status, past.body.map((p: any) => p.id)], [200, desc.body.map((p: any) => p.id)]);
       const anon = await t.get('/api/v4/projects?pagination=keyset&order_by=id&per_page=1', null);
       assert.equal(anon.status, 200);
       const refused = await t.get('/api/v4/projects?pagination=keyset&order_by=name', owner.token);

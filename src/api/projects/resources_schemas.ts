@@ -3,7 +3,7 @@ import { Type as T } from '@sinclair/typebox';
 import { MEMBER_LEVELS } from '../../domain/members/policy.js';
 import { HOOK_EVENTS } from '../../domain/projects/hooks.js';
 import { IntOneOf } from '../groups/schemas.js';
-import { DateOnly, IdOrPath, Nullable, Timestamp } from '../schemas.js';
+import { DateOnly, IdOrPath, Nullable, OneOf, Timestamp } from '../schemas.js';
 
 export const ProjectIdParam = { id: IdOrPath };
 
@@ -28,7 +28,7 @@ export const ShareParams = {
 
 const eventFlags = Object.fromEntries(Object.keys(HOOK_EVENTS).map((k) => [k, T.Boolean()])) as Record<keyof typeof HOOK_EVENTS, ReturnType<typeof T.Boolean>>;
 
-/** The reference's ProjectHook entity (15.1); the token is never part of it. */
+/** The reference's ProjectHook entity, with the failure state of the current reference; the token is never part of it. */
 export const ProjectHook = T.Object({
   id: T.Integer(),
   url: T.String(),
@@ -37,6 +37,8 @@ export const ProjectHook = T.Object({
   ...eventFlags,
   enable_ssl_verification: T.Boolean(),
   push_events_branch_filter: Nullable(T.String()),
+  alert_status: OneOf(['executable', 'temporarily_disabled', 'disabled']),
+  disabled_until: Nullable(Timestamp),
 });
 
 const OptionalBool = T.Optional(T.Boolean());

@@ -15,6 +15,8 @@ import * as m013 from './013_ci_job_list_indexes.js';
 import * as m019 from './019_repository_statistics.js';
 import * as m022 from './022_ci_pipeline_name.js';
 import * as m024 from './024_ci_runner_nodes.js';
+import * as m030 from './030_hooks.js';
+import * as m031 from './031_project_aliases.js';
 import * as m040 from './040_project_import_export.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +35,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '019_repository_statistics': m019,
   '022_ci_pipeline_name': m022,
   '024_ci_runner_nodes': m024,
+  '030_hooks': m030,
+  '031_project_aliases': m031,
   '040_project_import_export': m040,
 };
 

@@ -40,6 +40,22 @@ export const transitionJob = (db: Db, id: number, from: readonly string[], patch
     .executeTakeFirst();
 
 /**
+ * A runner node takes a pending job: like transitionJob from `pending`, and only while the node's
+ * row still carries its boot id, so a runner displaced by another process can never take a job.
+ */
+export const takePendingJob = (db: Db, id: number, node: { nodeId: string; bootId: string }, patch: Updateable<CiJobsTable>): Promise<JobRow | undefined> =>
+  db
+    .updateTable('ci_jobs')
+    .set(patch)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('ci_runner_nodes').select('node_id').where('node_id', '=', node.nodeId).where('boot_id', '=', node.bootId)),
+    )
+    .returningAll()
+    .executeTakeFirst();
+
+/**
  * The builds of these pipelines that started (running, success or failed), retried ones included,
  * with their planned job (which says `interruptible`). Uses (pipeline_id, id).
  */

@@ -3,6 +3,7 @@ import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
 import type { DB, NamespacesTable } from '../schema.js';
+import { inTransaction } from '../transaction.js';
 import { refreshProjectPaths } from './projects.js';
 
 export type NamespaceRow = Selectable<NamespacesTable>;
@@ -74,7 +75,7 @@ export const updateNamespace = (db: Kysely<DB> | Transaction<DB>, id: number, pa
  * group below it, in one transaction.
  */
 export async function updateNamespaceTree(db: Kysely<DB>, group: NamespaceRow, patch: Updateable<NamespacesTable>): Promise<NamespaceRow> {
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const updated = await updateNamespace(tx, group.id, patch);
     if (updated.full_path !== group.full_path) {
       await refreshProjectPaths(tx, group.full_path, updated.full_path);
@@ -91,7 +92,7 @@ export async function updateNamespaceTree(db: Kysely<DB>, group: NamespaceRow, p
 /** Deletes the namespaces (descendants go with their parent through the foreign key) and their memberships. */
 export async function deleteNamespaces(db: Kysely<DB>, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await tx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', ids).execute();
     await tx.deleteFrom('namespaces').where('id', 'in', ids).execute();
   });

@@ -25,3 +25,6 @@ export const updateProjectHook = (db: Kysely<DB>, id: number, patch: ProjectHook
   db.updateTable('project_hooks').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 
 export const deleteProjectHook = (db: Kysely<DB>, id: number) => db.deleteFrom('project_hooks').where('id', '=', id).execute();
+
+export const findProjectHookById = (db: Kysely<DB>, hookId: number) =>
+  db.selectFrom('project_hooks').selectAll().where('id', '=', hookId).executeTakeFirst();

@@ -4,7 +4,7 @@ import { sql, type Expression, type Insertable, type Kysely, type Selectable, ty
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
-import { runPage } from '../paginate.js';
+import { MAX_ID, runPage } from '../paginate.js';
 import type { DB, ProjectsTable } from '../schema.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -90,6 +90,8 @@ export interface ProjectUpdateExtras {
   topics?: string[];
   /** The full path the project had, kept as a redirect when it changed. */
   oldFullPath?: string;
+  /** More writes in the same transaction (the hook deliveries of the change). */
+  after?: (tx: Transaction<DB>, p: ProjectRow) => Promise<void>;
 }
 
 export async function updateProject(db: Kysely<DB>, id: number, patch: ProjectPatch, extras: ProjectUpdateExtras = {}): Promise<ProjectRow> {
@@ -110,6 +112,7 @@ export async function updateProject(db: Kysely<DB>, id: number, patch: ProjectPa
       await tx.deleteFrom('project_redirects').where('old_full_path_lower', 'in', [p.full_path_lower, oldLower]).execute();
       await tx.insertInto('project_redirects').values({ old_full_path_lower: oldLower, project_id: id, created_at: p.updated_at }).execute();
     }
+    if (extras.after) await extras.after(tx, p);
     return p;
   });
 }
@@ -232,7 +235,7 @@ export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageReq
   if (f.lastActivityAfter) q = q.where('projects.last_activity_at', '>', f.lastActivityAfter);
   if (f.lastActivityBefore) q = q.where('projects.last_activity_at', '<', f.lastActivityBefore);
   if (f.idAfter !== undefined) q = q.where('projects.id', '>', f.idAfter);
-  if (f.idBefore !== undefined) q = q.where('projects.id', '<', f.idBefore);
+  if (f.idBefore !== undefined && f.idBefore <= MAX_ID) q = q.where('projects.id', '<', f.idBefore);
   if (f.importedBy !== undefined) q = q.where('projects.import_type', 'is not', null).where('projects.creator_id', '=', f.importedBy);
   for (const userId of f.starredBy ?? []) {
     q = q.where('projects.id', 'in', db.selectFrom('project_stars').select('project_id').where('user_id', '=', userId));

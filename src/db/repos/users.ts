@@ -6,6 +6,7 @@ import type { DB, NamespacesTable, UsersTable } from '../schema.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { insertNamespace } from './namespaces.js';
 import { refreshProjectPaths } from './projects.js';
+import { inTransaction } from '../transaction.js';
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
@@ -44,7 +45,7 @@ export async function insertUserWithNamespace(
   row: NewUser,
   ns: Partial<Insertable<NamespacesTable>> = {},
 ): Promise<UserRow> {
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const user = await tx.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
     const namespace = await insertNamespace(tx, {
       kind: 'user',
@@ -144,7 +145,7 @@ export async function highestAccessLevel(db: Kysely<DB>, userId: number): Promis
 
 /** Changes a user and keeps its personal namespace's path and name in step, in one transaction. */
 export async function updateUserWithNamespace(db: Kysely<DB>, id: number, patch: Updateable<UsersTable>): Promise<UserRow | undefined> {
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const before = await tx.selectFrom('users').select('username').where('id', '=', id).executeTakeFirst();
     const user = await tx.updateTable('users').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
     if (!user || !before || (patch.username === undefined && patch.name === undefined)) return user;
@@ -161,7 +162,7 @@ export async function updateUserWithNamespace(db: Kysely<DB>, id: number, patch:
 
 /** Deletes a user; its personal namespace, memberships and tokens go with it (foreign keys cascade). */
 export async function deleteUser(db: Kysely<DB>, id: number): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await tx.deleteFrom('namespaces').where('kind', '=', 'user').where('owner_id', '=', id).execute();
     await tx.deleteFrom('users').where('id', '=', id).execute();
   });

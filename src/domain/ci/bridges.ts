@@ -207,5 +207,8 @@ export async function downstreamStatusChanged(c: Container, pipeline: PipelineRo
   const m = mirrored(pipeline.status);
   if (m.status === bridge.status && m.reason === bridge.failure_reason) return;
   if (m.status === 'running' && bridge.status === 'running') return;
+  // A finished bridge only goes back to running (its child retried); it never turns from one end
+  // into another: canceled with its parent, it stays canceled when the child ends canceled.
+  if (m.status !== 'running' && !ACTIVE.includes(bridge.status)) return;
   await setBridgeStatus(c, bridge.id, m.status, m.reason);
 }

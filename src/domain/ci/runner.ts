@@ -37,13 +37,12 @@ import { decryptSecret } from '../shared/encryption.js';
 import { recordArtifactsExpireAt, storeArtifact } from './artifacts.js';
 import { downloadDependencies } from './dependencies.js';
 import { failOrphanedJobs, joinNode, newRunnerNode, renewNode, STALE_GRACE_MS, type RunnerNodeId } from './runner_nodes.js';
-import { BUILT_IN_RUNNER_ID, finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
+import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from './built_in_runner.js';
+import { finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
 import { foldTrace, readTrace, TraceWriter } from './traces.js';
 import { pipelineVariables, predefinedVariables } from './variables.js';
 import { Sleepers } from '../shared/sleepers.js';
 import { jobTimeoutSeconds } from './timeout.js';
-
-export const RUNNER_DESCRIPTION = 'Anvil built-in runner';
 
 export interface RunnerOptions {
   /** Jobs run at once (default config.runnerConcurrency). */

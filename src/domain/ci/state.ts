@@ -7,10 +7,10 @@ import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from 
 import { durationSeconds } from '../shared/duration.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
-  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, transitionJob, updateJob, dueScheduledJobs, type JobRow,
+  findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, takePendingJob, transitionJob, updateJob, dueScheduledJobs, type JobRow,
 } from '../../db/repos/ci_jobs.js';
 import {
-  childPipelineIds, findPipeline, insertPipeline, updatePipeline, withPipelineLock, type NewJob, type PipelineRow,
+  childPipelineIds, findPipeline, insertPipeline, updatePipeline, withPipelineLock, type Db, type NewJob, type PipelineRow,
 } from '../../db/repos/ci_pipelines.js';
 import type { RunnerNodeId } from '../../db/repos/ci_runner.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
@@ -19,14 +19,30 @@ import { badRequest, forbidden } from '../errors.js';
 import { encryptSecret } from '../shared/encryption.js';
 import { addSeconds, nowIso } from '../shared/time.js';
 import { newJobToken } from './job_token.js';
+import { inTransaction } from '../../db/transaction.js';
+import { jobHookEvent, pipelineHookEvent } from '../hooks/events.js';
 
-/** The built-in runner's id in `runner_id` and the `runner` object. */
-export const BUILT_IN_RUNNER_ID = 1;
+import { BUILT_IN_RUNNER_ID } from './built_in_runner.js';
 
 /** Statuses a cancel stops (manual jobs stay manual, as the reference keeps them). */
 const CANCELABLE: readonly string[] = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled'];
 const RETRYABLE: readonly string[] = ['success', 'failed', 'canceled'];
 const FINISHED_PIPELINE: readonly string[] = ['success', 'failed', 'canceled', 'skipped'];
+
+/**
+ * Every job transition: the conditional update (`move`) and, in the same transaction, the job
+ * hook deliveries it causes (src/domain/hooks/events.ts).
+ */
+function withJobEvent(c: Container, db: Db, move: (tx: Db) => Promise<JobRow | undefined>): Promise<JobRow | undefined> {
+  return inTransaction(db, async (tx) => {
+    const moved = await move(tx);
+    if (moved) await jobHookEvent(c, tx, moved);
+    return moved;
+  });
+}
+
+const moveJob = (c: Container, db: Db, id: number, from: readonly string[], patch: Parameters<typeof transitionJob>[3]) =>
+  withJobEvent(c, db, (tx) => transitionJob(tx, id, from, patch));
 
 /** The planned job of a row (ci_jobs.options). Its `variables` hold the global ones too. */
 export const jobPlan = (job: Pick<JobRow, 'options'>): PlannedJob => JSON.parse(job.options) as PlannedJob;
@@ -150,7 +166,7 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
       else if (job.when === 'manual') patch = { status: 'manual' };
       else if (job.when === 'delayed') patch = { status: 'scheduled', scheduled_at: addSeconds(now, durationSeconds(plan.startIn ?? '') ?? 0) };
       else patch = { status: 'pending', queued_at: now };
-      const moved = await transitionJob(tx, job.id, ['created'], { ...patch, updated_at: now });
+      const moved = await moveJob(c, tx, job.id, ['created'], { ...patch, updated_at: now });
       if (!moved) continue;
       Object.assign(job, moved);
       if (moved.status === 'pending') {
@@ -161,6 +177,7 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
     const status = compositeStatus(jobs) ?? (before.yaml_errors ? 'failed' : 'skipped');
     const patch = pipelinePatch(before, jobs, status, now);
     const after = patch ? ((await updatePipeline(tx, pipelineId, patch)) ?? before) : before;
+    if (after.status !== before.status) await pipelineHookEvent(c, tx, after.project_id, after.id);
     return { after, changed: after.status !== before.status, enqueued, bridges };
   });
   if (!result) return undefined;
@@ -224,7 +241,7 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
   const now = nowIso();
   const current = await findCiJob(c.db, jobId);
   if (!current || current.status !== 'pending') return null;
-  const job = await transitionJob(c.db, jobId, ['pending'], {
+  const patch = {
     status: 'running',
     started_at: now,
     updated_at: now,
@@ -233,7 +250,8 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
     runner_node_id: node?.nodeId ?? null,
     runner_boot_id: node?.bootId ?? null,
     token_digest: digest,
-  });
+  };
+  const job = await withJobEvent(c, c.db, (tx) => (node ? takePendingJob(tx, jobId, node, patch) : transitionJob(tx, jobId, ['pending'], patch)));
   if (!job) return null;
   await processPipeline(c, job.pipeline_id);
   return { job, token };
@@ -261,7 +279,7 @@ export async function finishJob(c: Container, jobId: number, outcome: JobOutcome
   let allowFailure = current.allow_failure;
   if (failed && plan.allowFailureExitCodes) allowFailure = plan.allowFailureExitCodes.includes(outcome.exitCode ?? -1) ? 1 : 0;
   const autoRetry = failed && current.retry_count < (plan.retry?.max ?? 0) && retryAllows(plan.retry.when, reason!);
-  const job = await transitionJob(c.db, jobId, ['running'], {
+  const job = await moveJob(c, c.db, jobId, ['running'], {
     status: outcome.status,
     failure_reason: reason,
     exit_code: outcome.exitCode ?? null,
@@ -327,7 +345,7 @@ export async function cancelJob(c: Container, jobId: number): Promise<JobRow | u
  */
 async function cancelOne(c: Container, before: JobRow, cascade = true): Promise<JobRow | undefined> {
   const now = nowIso();
-  const job = await transitionJob(c.db, before.id, CANCELABLE, {
+  const job = await moveJob(c, c.db, before.id, CANCELABLE, {
     status: 'canceled',
     updated_at: now,
     finished_at: before.started_at ? now : null,
@@ -361,7 +379,7 @@ async function resetSkippedAfter(c: Container, job: JobRow): Promise<void> {
     if (j.status !== 'skipped' || j.id === job.id) continue;
     const needs = jobPlan(j).needs;
     const after = needs ? needs.some((n) => n.job === job.name) : j.stage_idx > job.stage_idx;
-    if (after) await transitionJob(c.db, j.id, ['skipped'], { status: 'created', updated_at: now });
+    if (after) await moveJob(c, c.db, j.id, ['skipped'], { status: 'created', updated_at: now });
   }
 }
 
@@ -381,7 +399,7 @@ export async function playJob(c: Container, actor: Actor, jobId: number, variabl
   const now = nowIso();
   if (job.status === 'manual' || job.status === 'scheduled') {
     await saveVariables(job.id);
-    const played = await transitionJob(c.db, job.id, ['manual', 'scheduled'], { status: 'pending', queued_at: now, updated_at: now, user_id: actor.user.id });
+    const played = await moveJob(c, c.db, job.id, ['manual', 'scheduled'], { status: 'pending', queued_at: now, updated_at: now, user_id: actor.user.id });
     if (!played) throw badRequest('Unplayable Job');
     await resetSkippedAfter(c, played);
     await processPipeline(c, job.pipeline_id);
@@ -391,7 +409,7 @@ export async function playJob(c: Container, actor: Actor, jobId: number, variabl
   if ((job.when === 'manual' || job.when === 'delayed') && RETRYABLE.includes(job.status)) {
     const fresh = await cloneForRetry(c, job, actor.user.id, 0);
     await saveVariables(fresh.id);
-    const played = (await transitionJob(c.db, fresh.id, ['created'], { status: 'pending', queued_at: now, updated_at: now })) ?? fresh;
+    const played = (await moveJob(c, c.db, fresh.id, ['created'], { status: 'pending', queued_at: now, updated_at: now })) ?? fresh;
     await resetSkippedAfter(c, played);
     await processPipeline(c, job.pipeline_id);
     c.ciSignals.emit('pending');
@@ -443,7 +461,7 @@ export async function promoteScheduledJobs(c: Container, limit = 100): Promise<n
   const due = await dueScheduledJobs(c.db, now, limit);
   const pipelines = new Set<number>();
   for (const j of due) {
-    if (await transitionJob(c.db, j.id, ['scheduled'], { status: 'pending', queued_at: now, updated_at: now })) pipelines.add(j.pipeline_id);
+    if (await moveJob(c, c.db, j.id, ['scheduled'], { status: 'pending', queued_at: now, updated_at: now })) pipelines.add(j.pipeline_id);
   }
   for (const id of pipelines) await processPipeline(c, id);
   if (pipelines.size) c.ciSignals.emit('pending');
@@ -462,7 +480,7 @@ export async function setBridgeStatus(
   const before = await findCiJob(c.db, jobId);
   if (!before || before.type !== 'bridge') return undefined;
   const finished = COMPLETED_STATUSES.includes(status);
-  const job = await transitionJob(c.db, jobId, [...ACTIVE_STATUSES, ...COMPLETED_STATUSES], {
+  const job = await moveJob(c, c.db, jobId, [...ACTIVE_STATUSES, ...COMPLETED_STATUSES], {
     status,
     failure_reason: status === 'failed' ? (failureReason ?? 'downstream_pipeline_creation_failed') : null,
     started_at: before.started_at ?? now,

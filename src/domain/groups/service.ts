@@ -35,6 +35,8 @@ import { findGroup, withFullNames, type GroupView } from './find.js';
 import { nameErrors, pathErrors, rubyErrorsInspect } from './validation.js';
 import { customAttributeFilter, withCustomAttributes } from '../custom_attributes/lists.js';
 import { defaultGroupVisibility, visibilityRestrictionError } from '../settings/visibility.js';
+import { inTransaction } from '../../db/transaction.js';
+import { groupSystemEvent, memberSystemEvent } from '../hooks/events.js';
 
 export interface GroupDetailView extends GroupView {
   /** The runner registration token is shown to those who administer the group. */
@@ -234,33 +236,38 @@ export async function createGroup(c: Container, actor: Actor, input: CreateGroup
   const fullPath = parent ? `${parent.full_path}/${input.path}` : input.path;
   let row: NamespaceRow;
   try {
-    row = await insertNamespace(c.db, {
-      kind: 'group',
-      name: input.name,
-      path: input.path,
-      full_path: fullPath,
-      full_path_lower: fullPath.toLowerCase(),
-      parent_id: parent?.id ?? null,
-      created_at: now,
-      updated_at: now,
-      runners_token: randomToken('GR1348941'),
-      ...settingsPatch({ ...input, visibility: undefined }),
-      visibility_level: visibility,
+    row = await inTransaction(c.db, async (tx) => {
+      const group = await insertNamespace(tx, {
+        kind: 'group',
+        name: input.name,
+        path: input.path,
+        full_path: fullPath,
+        full_path_lower: fullPath.toLowerCase(),
+        parent_id: parent?.id ?? null,
+        created_at: now,
+        updated_at: now,
+        runners_token: randomToken('GR1348941'),
+        ...settingsPatch({ ...input, visibility: undefined }),
+        visibility_level: visibility,
+      });
+      const owner = await insertMember(tx, {
+        source_type: 'Namespace',
+        source_id: group.id,
+        user_id: actor.user.id,
+        access_level: ACCESS.OWNER,
+        expires_at: null,
+        created_by_id: actor.user.id,
+        created_at: now,
+        updated_at: now,
+      });
+      await groupSystemEvent(c, tx, 'group_create', group);
+      await memberSystemEvent(c, tx, 'add', owner);
+      return group;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw saveFailed({ path: ['has already been taken'] });
     throw err;
   }
-  await insertMember(c.db, {
-    source_type: 'Namespace',
-    source_id: row.id,
-    user_id: actor.user.id,
-    access_level: ACCESS.OWNER,
-    expires_at: null,
-    created_by_id: actor.user.id,
-    created_at: now,
-    updated_at: now,
-  });
   // The reference's create response is GroupDetail without projects or the runners token.
   return detail(c, row, false, false);
 }
@@ -302,7 +309,11 @@ export async function updateGroup(c: Container, actor: Actor, idOrPath: number |
   }
   let updated: NamespaceRow;
   try {
-    updated = await updateNamespaceTree(c.db, row, patch);
+    updated = await inTransaction(c.db, async (tx) => {
+      const u = await updateNamespaceTree(tx, row, patch);
+      if (u.path !== row.path) await groupSystemEvent(c, tx, 'group_rename', u, { path: row.path, fullPath: row.full_path });
+      return u;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw validation({ path: ['has already been taken'] });
     throw err;
@@ -314,9 +325,13 @@ export async function updateGroup(c: Container, actor: Actor, idOrPath: number |
 export async function deleteGroup(c: Container, actor: Actor, idOrPath: number | string): Promise<void> {
   const { row, access } = await findGroup(c, actor, idOrPath);
   if (!access.canAdmin) throw forbidden();
-  const ids = (await findSelfAndDescendants(c.db, row)).map((r) => r.id);
+  const groups = await findSelfAndDescendants(c.db, row);
+  const ids = groups.map((r) => r.id);
   const bots = await groupBotUserIds(c.db, ids);
   await destroyProjectsInNamespaces(c, actor, ids);
-  await deleteNamespaces(c.db, ids);
+  await inTransaction(c.db, async (tx) => {
+    for (const g of groups) await groupSystemEvent(c, tx, 'group_destroy', g);
+    await deleteNamespaces(tx, ids);
+  });
   await deleteBotUsers(c.db, bots);
 }

@@ -24,6 +24,8 @@ import { findProject } from '../projects/find.js';
 import { sharedGroupChainIds } from '../projects/shared_access.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';
+import { inTransaction } from '../../db/transaction.js';
+import { memberSystemEvent } from '../hooks/events.js';
 import { ACCESS, ACCESS_NAMES, canActOnLevel, canManageMembers, selfAndAncestorIds } from './policy.js';
 
 export type SourceSpec = { kind: 'group' | 'project'; id: number | string };
@@ -171,18 +173,22 @@ export async function addMember(c: Container, actor: Actor, spec: SourceSpec, in
   const now = nowIso();
   const stale = await findMemberRow(c.db, s.ref, user.id); // an expired membership counts as none: reuse its row
   try {
-    const row = stale
-      ? await updateMember(c.db, stale.id, { access_level: input.access_level, expires_at: expiresAt, created_by_id: actor.user.id, created_at: now, updated_at: now })
-      : await insertMember(c.db, {
-          source_type: s.ref.type,
-          source_id: s.ref.id,
-          user_id: user.id,
-          access_level: input.access_level,
-          expires_at: expiresAt,
-          created_by_id: actor.user.id,
-          created_at: now,
-          updated_at: now,
-        });
+    const row = await inTransaction(c.db, async (tx) => {
+      const added = stale
+        ? await updateMember(tx, stale.id, { access_level: input.access_level, expires_at: expiresAt, created_by_id: actor.user.id, created_at: now, updated_at: now })
+        : await insertMember(tx, {
+            source_type: s.ref.type,
+            source_id: s.ref.id,
+            user_id: user.id,
+            access_level: input.access_level,
+            expires_at: expiresAt,
+            created_by_id: actor.user.id,
+            created_at: now,
+            updated_at: now,
+          });
+      await memberSystemEvent(c, tx, 'add', added);
+      return added;
+    });
     // A project records who joined it (its events list shows them), as the reference does.
     if (s.ref.type === 'Project') await recordEvent(c, { action: 'joined', authorId: user.id, projectId: s.ref.id });
     return (await views(c, [row]))[0];
@@ -212,10 +218,14 @@ export async function changeMember(c: Container, actor: Actor, spec: SourceSpec,
   if (input.access_level < member.access_level && (await isLastOwner(c, s, member))) throw forbidden();
   const expiresAt = parseExpiresAt(input.expires_at);
   await memberErrors(c, s, userId, input.access_level, expiresAt === undefined ? null : expiresAt);
-  const row = await updateMember(c.db, member.id, {
-    access_level: input.access_level,
-    ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
-    updated_at: nowIso(),
+  const row = await inTransaction(c.db, async (tx) => {
+    const updated = await updateMember(tx, member.id, {
+      access_level: input.access_level,
+      ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+      updated_at: nowIso(),
+    });
+    await memberSystemEvent(c, tx, 'update', updated);
+    return updated;
   });
   return (await views(c, [row]))[0];
 }
@@ -229,6 +239,9 @@ export async function removeMember(c: Container, actor: Actor, spec: SourceSpec,
   if (!member) throw recordNotFound();
   if (!self && !canActOnLevel(s, member.access_level)) throw forbidden();
   if (await isLastOwner(c, s, member)) throw forbidden();
-  await deleteMember(c.db, member.id);
+  await inTransaction(c.db, async (tx) => {
+    await memberSystemEvent(c, tx, 'remove', member);
+    await deleteMember(tx, member.id);
+  });
   if (s.ref.type === 'Project') await recordEvent(c, { action: 'left', authorId: userId, projectId: s.ref.id });
 }

@@ -12,6 +12,8 @@ import { findUserByEmail, findUserById, findUserByUsername, type UserRow } from 
 import { exactError } from '../errors.js';
 import { digest, randomToken, verifyPassword } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
+import { inTransaction } from '../../db/transaction.js';
+import { userSystemEvent } from '../hooks/events.js';
 import { getSettings } from '../settings/service.js';
 import { PAT_SCOPES } from '../tokens/scopes.js';
 
@@ -81,7 +83,11 @@ async function passwordGrant(c: Container, req: TokenRequest): Promise<IssuedOau
   if (scopes.some((s) => !PAT_SCOPES.includes(s))) throw oauthError('invalid_scope');
   // `username` may be a username or an email address, as the reference's sign-in accepts.
   const user = (await findUserByUsername(c.db, req.username)) ?? (req.username.includes('@') ? await findUserByEmail(c.db, req.username) : undefined);
-  if (!usable(user) || !verifyPassword(req.password, user.password_digest)) throw oauthError('invalid_grant');
+  if (!usable(user) || !verifyPassword(req.password, user.password_digest)) {
+    // The reference tells system hooks when a blocked user tries to sign in.
+    if (user?.state === 'blocked') await inTransaction(c.db, (tx) => userSystemEvent(c, tx, 'user_failed_login', user));
+    throw oauthError('invalid_grant');
+  }
   return issue(c, user.id, scopes);
 }
 

@@ -2,6 +2,7 @@
 // this, not the projects service.
 import type { Container } from '../context.js';
 import { findNamespaceByFullPath } from '../../db/repos/namespaces.js';
+import { findProjectByAlias } from '../../db/repos/project_aliases.js';
 import { findProjectByFullPath, findProjectById, findProjectByRedirect, type ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { notFound } from '../errors.js';
@@ -19,7 +20,12 @@ async function findByPath(c: Container, fullPath: string): Promise<ProjectRow | 
       if (p && p.namespace_id === ns.id) return p;
     }
   }
-  return (await findProjectByFullPath(c.db, fullPath)) ?? (await findProjectByRedirect(c.db, fullPath));
+  return (
+    (await findProjectByFullPath(c.db, fullPath)) ??
+    (await findProjectByRedirect(c.db, fullPath)) ??
+    // An alias is one segment; a project's own path never is.
+    (cut < 0 ? await findProjectByAlias(c.db, fullPath) : undefined)
+  );
 }
 
 export interface FoundProject {
@@ -27,7 +33,7 @@ export interface FoundProject {
   access: ProjectAccess;
 }
 
-/** A project by id or full path (old paths redirect) that the actor may see; else 404 Project Not Found. */
+/** A project by id, full path (old paths redirect) or alias that the actor may see; else 404 Project Not Found. */
 export async function findProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
   const s = String(idOrPath);
   const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);

@@ -1,5 +1,6 @@
-// Project hooks: the URLs a project's events go to (delivery comes with its own issue).
-// Maintainers manage them; the secret token is stored encrypted and never shown again.
+// Project hooks: the URLs a project's events go to (delivery: src/domain/hooks/). Maintainers
+// manage them, read their delivery log and test them; the secret token is stored encrypted and
+// never shown again.
 import type { Container } from '../context.js';
 import {
   deleteProjectHook,
@@ -11,10 +12,13 @@ import {
   type ProjectHookRow,
 } from '../../db/repos/project_hooks.js';
 import type { Actor } from '../auth/actor.js';
-import { exactError, forbidden, recordNotFound } from '../errors.js';
-import { encryptSecret } from '../shared/encryption.js';
+import { forbidden, recordNotFound, unprocessable } from '../errors.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
+import { inTransaction } from '../../db/transaction.js';
+import { deleteHookRecords, type HookLogRow } from '../../db/repos/hooks.js';
+import { checkHookUrl, encryptedToken, listHookLogs, resendHookLog, sendNow } from '../hooks/service.js';
+import { sampleEvent } from '../hooks/samples.js';
 import { canAdminProject } from './policy.js';
 import { findProject } from './find.js';
 
@@ -47,17 +51,11 @@ async function maintainedProject(c: Container, actor: Actor, idOrPath: number | 
   return row;
 }
 
-/** A hook that is not there answers as the reference's record lookup does. */
-
-function checkUrl(url: string): void {
-  let ok = false;
-  try {
-    const u = new URL(url);
-    ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw exactError(422, { error: 'Invalid url given' });
+/** A hook of the project, or the reference's record-lookup 404. */
+async function projectHook(c: Container, projectId: number, hookId: number): Promise<ProjectHookRow> {
+  const hook = await findProjectHook(c.db, projectId, hookId);
+  if (!hook) throw recordNotFound();
+  return hook;
 }
 
 /** The columns an input sets: given switches only (creation fills the rest from the defaults). */
@@ -67,7 +65,7 @@ function patchOf(c: Container, input: Partial<HookInput>): ProjectHookPatch {
   for (const k of Object.keys(HOOK_EVENTS) as HookEvent[]) if (input[k] !== undefined) patch[k] = input[k] ? 1 : 0;
   if (input.enable_ssl_verification !== undefined) patch.enable_ssl_verification = input.enable_ssl_verification ? 1 : 0;
   if (input.push_events_branch_filter !== undefined) patch.push_events_branch_filter = input.push_events_branch_filter || null;
-  if (input.token !== undefined) patch.token_encrypted = input.token === '' ? null : encryptSecret(c.config.secretKey, input.token);
+  if (input.token !== undefined) patch.token_encrypted = encryptedToken(c, input.token);
   return patch;
 }
 
@@ -78,29 +76,63 @@ export async function listHooks(c: Container, actor: Actor, idOrPath: number | s
 
 export async function getHook(c: Container, actor: Actor, idOrPath: number | string, hookId: number): Promise<ProjectHookRow> {
   const project = await maintainedProject(c, actor, idOrPath);
-  const hook = await findProjectHook(c.db, project.id, hookId);
-  if (!hook) throw recordNotFound();
-  return hook;
+  return projectHook(c, project.id, hookId);
 }
 
 export async function createHook(c: Container, actor: Actor, idOrPath: number | string, input: HookInput): Promise<ProjectHookRow> {
   const project = await maintainedProject(c, actor, idOrPath);
-  checkUrl(input.url);
+  await checkHookUrl(c, 'project', input.url);
   const now = nowIso();
   return insertProjectHook(c.db, { project_id: project.id, url: input.url, token_encrypted: null, ...patchOf(c, input), created_at: now, updated_at: now });
 }
 
 export async function updateHook(c: Container, actor: Actor, idOrPath: number | string, hookId: number, input: HookInput): Promise<ProjectHookRow> {
   const project = await maintainedProject(c, actor, idOrPath);
-  const hook = await findProjectHook(c.db, project.id, hookId);
-  if (!hook) throw recordNotFound();
-  checkUrl(input.url);
+  const hook = await projectHook(c, project.id, hookId);
+  await checkHookUrl(c, 'project', input.url);
   return updateProjectHook(c.db, hook.id, { ...patchOf(c, input), updated_at: nowIso() });
 }
 
 export async function deleteHook(c: Container, actor: Actor, idOrPath: number | string, hookId: number): Promise<void> {
   const project = await maintainedProject(c, actor, idOrPath);
-  const hook = await findProjectHook(c.db, project.id, hookId);
-  if (!hook) throw recordNotFound();
-  await deleteProjectHook(c.db, hook.id);
+  const hook = await projectHook(c, project.id, hookId);
+  await inTransaction(c.db, async (tx) => {
+    await deleteHookRecords(tx, 'project', hook.id);
+    await deleteProjectHook(tx, hook.id);
+  });
+}
+
+// ---- test, log, resend ----
+
+/** The triggers `POST …/hooks/:hook_id/test/:trigger` accepts (the reference's list). */
+export const TEST_TRIGGERS = [
+  'push_events', 'tag_push_events', 'merge_requests_events', 'issues_events', 'confidential_issues_events', 'note_events',
+  'confidential_note_events', 'job_events', 'pipeline_events', 'wiki_page_events', 'releases_events', 'emoji_events',
+  'resource_access_token_events',
+] as const;
+export type TestTrigger = (typeof TEST_TRIGGERS)[number];
+
+/**
+ * Sends a sample of the trigger's event to the hook now (even a disabled one; a success enables
+ * it again). 2xx → `201 Created`; otherwise the reference's 422 with the receiver's answer.
+ */
+export async function testHook(c: Container, actor: Actor, idOrPath: number | string, hookId: number, trigger: TestTrigger): Promise<void> {
+  const project = await maintainedProject(c, actor, idOrPath);
+  const hook = await projectHook(c, project.id, hookId);
+  const sample = await sampleEvent(c, project, trigger, actor.user.id);
+  if (typeof sample === 'string') throw unprocessable(sample);
+  const attempt = await sendNow(c, { type: 'project', row: hook }, sample.trigger, sample.eventHeader, sample.payload);
+  if (attempt.status === null || attempt.status < 200 || attempt.status >= 300) throw unprocessable(attempt.log.response_body);
+}
+
+export async function listHookEvents(c: Container, actor: Actor, idOrPath: number | string, hookId: number, page: PageRequest): Promise<PageResult<HookLogRow>> {
+  const project = await maintainedProject(c, actor, idOrPath);
+  const hook = await projectHook(c, project.id, hookId);
+  return listHookLogs(c, 'project', hook.id, page);
+}
+
+export async function resendHookEvent(c: Container, actor: Actor, idOrPath: number | string, hookId: number, logId: number): Promise<{ response_status: number }> {
+  const project = await maintainedProject(c, actor, idOrPath);
+  const hook = await projectHook(c, project.id, hookId);
+  return resendHookLog(c, 'project', hook.id, logId);
 }

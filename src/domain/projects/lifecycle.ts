@@ -12,6 +12,7 @@ import { findUserById } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden } from '../errors.js';
 import { recordEvent } from '../events/service.js';
+import { projectSystemEvent } from '../hooks/events.js';
 import { getSettings } from '../settings/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { nowIso, today } from '../shared/time.js';
@@ -60,6 +61,7 @@ export async function deleteProject(c: Container, actor: Actor, idOrPath: number
   // The rows go now; the job queued with them removes the files even if this process stops here.
   await destroyProjectRows(c.db, row.id, async (tx) => {
     await c.queue.enqueue(PROJECT_DESTROY_JOB, { projectId: row.id }, { trx: tx });
+    await projectSystemEvent(c, tx, 'project_destroy', row);
   });
   await recordDestroyed(c, row, actor.user.id);
   await removeProjectFiles(c, row.id);
@@ -74,6 +76,7 @@ export async function destroyProjectsInNamespaces(c: Container, actor: Actor, na
     const row = await findProjectById(c.db, id);
     const gone = await destroyProjectRows(c.db, id, async (tx) => {
       await c.queue.enqueue(PROJECT_DESTROY_JOB, { projectId: id }, { trx: tx });
+      if (row) await projectSystemEvent(c, tx, 'project_destroy', row);
     });
     if (gone && row) await recordDestroyed(c, row, actor.user.id);
     await removeProjectFiles(c, id);
@@ -112,7 +115,7 @@ export async function runProjectDestroy(c: Container, payload: { projectId: numb
     await c.queue.enqueue(PROJECT_DESTROY_JOB, { projectId: id }, { runAt: `${due}T00:00:00.000Z` });
     return;
   }
-  if (await destroyProjectRows(c.db, id)) await recordDestroyed(c, row, row.deleting_user_id);
+  if (await destroyProjectRows(c.db, id, (tx) => projectSystemEvent(c, tx, 'project_destroy', row))) await recordDestroyed(c, row, row.deleting_user_id);
   await removeProjectFiles(c, id);
 }
 

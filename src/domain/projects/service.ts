@@ -33,6 +33,7 @@ import { isAdmin, type Actor } from '../auth/actor.js';
 import { apiError, exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
 import { recordEvent } from '../events/service.js';
+import { projectSystemEvent } from '../hooks/events.js';
 import { findGroup, withFullNames } from '../groups/find.js';
 import { findNamespace } from '../namespaces/find.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
@@ -412,6 +413,7 @@ export async function createProject(c: Container, actor: Actor, input: CreatePro
         topics: cleanTopics(input.topics ?? input.tag_list) ?? [],
         // The owner of a personal namespace becomes the project's owner member, as in the reference.
         owner: ns.kind === 'group' || ns.owner_id === null ? null : { userId: ns.owner_id, accessLevel: ACCESS.OWNER },
+        after: (tx, p) => projectSystemEvent(c, tx, 'project_create', p),
       },
     );
     try {
@@ -473,7 +475,12 @@ export async function updateProject(c: Container, actor: Actor, idOrPath: number
 
   patch.updated_at = nowIso();
   try {
-    const updated = await updateProjectRow(c.db, row.id, patch, { topics: cleanTopics(input.topics ?? input.tag_list), oldFullPath });
+    const updated = await updateProjectRow(c.db, row.id, patch, {
+      topics: cleanTopics(input.topics ?? input.tag_list),
+      oldFullPath,
+      // As the reference: a new path is a rename, any other change an update.
+      after: (tx, p) => (oldFullPath !== undefined ? projectSystemEvent(c, tx, 'project_rename', p, oldFullPath) : projectSystemEvent(c, tx, 'project_update', p)),
+    });
     await recordEvent(c, { action: 'updated', authorId: actor.user.id, projectId: row.id });
     return view(c, actor, updated, { full: true });
   } catch (err) {
@@ -508,7 +515,10 @@ export async function transferProject(c: Container, actor: Actor, idOrPath: numb
   const patch: ProjectPatch = { namespace_id: target.id, full_path: full, full_path_lower: full.toLowerCase(), updated_at: nowIso() };
   // A project may not be more visible than the group it moves into.
   if (target.kind === 'group' && row.visibility_level > target.visibility_level) patch.visibility_level = target.visibility_level;
-  const updated = await updateProjectRow(c.db, row.id, patch, { oldFullPath: row.full_path });
+  const updated = await updateProjectRow(c.db, row.id, patch, {
+    oldFullPath: row.full_path,
+    after: (tx, p) => projectSystemEvent(c, tx, 'project_transfer', p, row.full_path),
+  });
   return view(c, actor, updated, { full: true });
 }
 

@@ -61,14 +61,13 @@ export interface GitTarget {
 }
 
 /**
- * Checks `actor` may run `service` on the project at `fullPath` (old paths too). Anonymous callers
+ * Checks `actor` may run `service` on the project at `fullPath` (old paths and aliases too). Anonymous callers
  * get 401 for anything they cannot read, so git asks for credentials; signed-in callers get 404
  * for a project they cannot see, 403 with the reason for one they may not push to.
  */
 export async function gitAccess(c: Container, actor: Actor | null, fullPath: string, service: GitService): Promise<GitTarget> {
   const settings = await getSettings(c);
   if (settings.enabled_git_access_protocol === 'ssh') throw forbidden('Git access over HTTP is not allowed');
-  if (!fullPath.includes('/')) throw actor ? notFoundForGit() : unauthorized();
   let project: ProjectRow;
   let access: ProjectAccess;
   try {

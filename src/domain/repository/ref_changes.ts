@@ -132,8 +132,7 @@ export function commitTitle(message: string): string {
 
 /**
  * Tells the hook deliverer that refs moved: one `repository_push` job per push (split into several
- * when a push moves many refs). System and project hook delivery come in a later issue; until
- * then the job's handler only checks the payload.
+ * when a push moves many refs); the job records the hook deliveries (src/domain/hooks/events.ts).
  */
 export async function announceRefChanges(c: Container, actor: Actor, project: ProjectRow, changes: PublishedRefChange[]): Promise<void> {
   const all: AnnouncedChange[] = changes.map((ch) => ({ ref: ch.ref, before: ch.oldSha, after: ch.newSha }));

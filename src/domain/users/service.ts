@@ -25,6 +25,8 @@ import { type PageRequest, type PageResult } from '../shared/page.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { hashPassword, randomToken } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
+import { inTransaction } from '../../db/transaction.js';
+import { userSystemEvent } from '../hooks/events.js';
 import { getSettings } from '../settings/service.js';
 import { emailDomainError } from './signup_restrictions.js';
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
@@ -58,31 +60,36 @@ export async function createUserRecord(c: Container, input: NewUserInput): Promi
   if (Object.keys(errors).length) throw validation(errors);
 
   const now = nowIso();
+  const projectsLimit = input.projectsLimit ?? (await getSettings(c)).default_projects_limit;
   try {
-    return await insertUserWithNamespace(
-      c.db,
-      {
-        username: input.username,
-        username_lower: input.username.toLowerCase(),
-        name: input.name,
-        email: input.email,
-        email_lower: input.email.toLowerCase(),
-        password_digest: input.password ? hashPassword(input.password) : null,
-        state: input.state ?? 'active',
-        admin: input.admin ? 1 : 0,
-        external: input.external ? 1 : 0,
-        bot: input.bot ? 1 : 0,
-        bot_kind: input.bot ?? null,
-        projects_limit: input.projectsLimit ?? (await getSettings(c)).default_projects_limit,
-        can_create_group: input.canCreateGroup === false ? 0 : 1,
-        created_by_id: input.createdById ?? null,
-        created_at: now,
-        updated_at: now,
-        confirmed_at: input.confirmed ? now : null,
-        ...input.extra,
-      },
-      { visibility_level: 20 },
-    );
+    return await inTransaction(c.db, async (tx) => {
+      const user = await insertUserWithNamespace(
+        tx,
+        {
+          username: input.username,
+          username_lower: input.username.toLowerCase(),
+          name: input.name,
+          email: input.email,
+          email_lower: input.email.toLowerCase(),
+          password_digest: input.password ? hashPassword(input.password) : null,
+          state: input.state ?? 'active',
+          admin: input.admin ? 1 : 0,
+          external: input.external ? 1 : 0,
+          bot: input.bot ? 1 : 0,
+          bot_kind: input.bot ?? null,
+          projects_limit: projectsLimit,
+          can_create_group: input.canCreateGroup === false ? 0 : 1,
+          created_by_id: input.createdById ?? null,
+          created_at: now,
+          updated_at: now,
+          confirmed_at: input.confirmed ? now : null,
+          ...input.extra,
+        },
+        { visibility_level: 20 },
+      );
+      await userSystemEvent(c, tx, 'user_create', user);
+      return user;
+    });
   } catch (err) {
     // A concurrent request took the name between the check and the insert.
     if (isUniqueViolation(err)) throw validation({ username: ['has already been taken'] });
@@ -379,7 +386,11 @@ export async function updateUser(c: Container, actor: Actor | null, id: number, 
   if (input.password !== undefined) patch.password_digest = hashPassword(input.password);
   let updated: UserRow | undefined;
   try {
-    updated = await updateUserWithNamespace(c.db, user.id, patch);
+    updated = await inTransaction(c.db, async (tx) => {
+      const u = await updateUserWithNamespace(tx, user.id, patch);
+      if (u && u.username !== user.username) await userSystemEvent(c, tx, 'user_rename', u, user.username);
+      return u;
+    });
   } catch (err) {
     // A concurrent request took the name or address between the check and the update.
     if (isUniqueViolation(err)) throw validation({ username: ['has already been taken'] });
@@ -399,7 +410,10 @@ export async function deleteUser(
   requireAdmin(actor);
   const user = await findUserOr404(c, id);
   checkUnmodifiedSince(user.updated_at, opts.ifUnmodifiedSince);
-  await deleteUserRow(c.db, user.id);
+  await inTransaction(c.db, async (tx) => {
+    await userSystemEvent(c, tx, 'user_destroy', user);
+    await deleteUserRow(tx, user.id);
+  });
 }
 
 async function setState(c: Container, user: UserRow, state: string): Promise<void> {
