@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { DIALECTS, EXTERNAL_URL, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
@@ -280,6 +281,43 @@ for (const dialect of DIALECTS) {
       ]);
       assert.deepEqual(keysOf(st.failed_relations[0]), ['created_at', 'exception_class', 'exception_message', 'id', 'line_number', 'relation_name', 'source']);
       assert.deepEqual((await t.get(`/api/v4/projects/${r.body.id}/custom_attributes`)).body, [{ key: 'ok', value: '1' }]);
+    });
+
+    it('remote-import fetches the archive through the outbound rules: gzip type and a length required, local addresses refused unless allowed', async () => {
+      const served: Record<string, { type: string; body: Buffer; length?: boolean }> = {
+        '/ok.tar.gz': { type: 'application/gzip', body: archive },
+        '/html': { type: 'text/html', body: Buffer.from('<html>') },
+        '/nolength': { type: 'application/gzip', body: archive, length: false },
+      };
+      const server = http.createServer((req, res) => {
+        const f = served[req.url ?? ''];
+        if (!f) return void res.writeHead(404).end();
+        res.writeHead(200, { 'content-type': f.type, ...(f.length === false ? {} : { 'content-length': String(f.body.length) }) });
+        if (f.length === false) res.write(f.body);
+        res.end(f.length === false ? undefined : f.body);
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      try {
+        const who = await importer();
+        const blocked = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/ok.tar.gz`, path: 'remote-blocked' } });
+        assert.deepEqual([blocked.status, blocked.body], [400, { message: 'Import url is blocked: Requests to localhost are not allowed' }]);
+        await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: true } });
+        const html = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/html`, path: 'remote-html' } });
+        assert.deepEqual([html.status, html.body], [400, { message: "Content type 'text/html' not allowed. (Allowed: application/gzip, application/x-tar, application/x-gzip)" }]);
+        const chunked = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/nolength`, path: 'remote-chunked' } });
+        assert.deepEqual([chunked.status, chunked.body], [400, { message: 'Content length is missing or invalid' }]);
+        const r = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/ok.tar.gz`, path: 'remote-ok' } });
+        assert.equal(r.status, 201, r.text);
+        assert.equal(r.body.import_status, 'scheduled');
+        await runImportExportJobs(t);
+        const st = (await t.get(`/api/v4/projects/${r.body.id}/import`)).body;
+        assert.equal(st.import_status, 'finished', st.import_error);
+        assert.deepEqual(await refsOf(t, r.body.id), await refsOf(t, source.id));
+      } finally {
+        await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: false } });
+        server.close();
+      }
     });
 
     describe('rules', () => {

@@ -2,12 +2,12 @@
 import { Type as T } from '@sinclair/typebox';
 import { missing } from '../../domain/errors.js';
 import { downloadExport, getExportStatus, requestExport } from '../../domain/import_export/export.js';
-import { checkImportAllowed, getImportStatus, requestImport, requestObjstoreImport } from '../../domain/import_export/import.js';
+import { checkImportAllowed, getImportStatus, requestImport, requestObjstoreImport, requestRemoteImport } from '../../domain/import_export/import.js';
 import { FileBody, route, type ApiRoute } from '../../http/route.js';
 import { fileParam } from '../projects/uploads_routes.js';
 import { ProjectIdParam } from '../projects/resources_schemas.js';
 import { presentExportStatus, presentImportStatus } from './present.js';
-import { Accepted, ExportParams, ExportStatusSchema, ImportParams, ImportStatusSchema, ObjstoreImportParams } from './schemas.js';
+import { Accepted, ExportParams, ExportStatusSchema, ImportParams, ImportStatusSchema, ObjstoreImportParams, RemoteImportParams } from './schemas.js';
 
 const TAG = 'project_import_export';
 
@@ -60,6 +60,19 @@ export const importExportRoutes: ApiRoute<any>[] = [
       if (!file) throw missing('file');
       const { file: _f, ...rest } = input;
       return presentImportStatus(await requestImport(c, actor!, rest, { file }));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/remote-import',
+    tag: TAG,
+    summary: 'Import a project from an archive at a URL',
+    params: RemoteImportParams,
+    response: ImportStatusSchema,
+    handler: async ({ c, actor, input }) => {
+      await checkImportAllowed(c, actor!);
+      const { url, ...target } = input;
+      return presentImportStatus(await requestRemoteImport(c, actor!, target, url));
     },
   }),
   // The spec's path and the one real clients post to (python-gitlab's remote_import_s3).

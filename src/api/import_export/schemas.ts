@@ -58,3 +58,5 @@ export const ObjstoreImportParams = T.Object({
   access_key_id: T.String({ minLength: 1 }),
   secret_access_key: T.String({ minLength: 1 }),
 });
+
+export const RemoteImportParams = T.Object({ ...ImportTarget, url: T.String({ minLength: 1 }) });

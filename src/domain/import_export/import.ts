@@ -41,6 +41,9 @@ import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
 import { openS3Object } from '../../storage/s3.js';
+import { OutboundFailed, OutboundRefused, redactedUrl } from '../../outbound/request.js';
+import { openStream, type StreamResponse } from '../../outbound/stream.js';
+import { outboundPolicy } from '../hooks/delivery.js';
 import { mapsImportedMembers } from './policy.js';
 import {
   ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
@@ -187,6 +190,36 @@ export async function requestObjstoreImport(c: Container, actor: Actor, input: I
     throw apiError('Content length is too big (should be at most 10 GiB)');
   }
   return requestImport(c, actor, input, object);
+}
+
+/** The types the reference accepts from a remote archive's server. */
+const REMOTE_TYPES = ['application/gzip', 'application/x-tar', 'application/x-gzip'];
+
+/**
+ * POST /projects/remote-import: the archive at a URL the caller gave, fetched only through
+ * src/outbound (address checks, pinned connection); it must answer 200 with a Content-Length of
+ * at most 10 GiB and a gzip type. Streamed into blob storage, then imported as an upload.
+ */
+export async function requestRemoteImport(c: Container, actor: Actor, input: ImportRequest, url: string): Promise<ImportStatusView> {
+  let res: StreamResponse;
+  try {
+    res = await openStream(url, await outboundPolicy(c, 'project'), { method: 'GET' });
+  } catch (err) {
+    if (err instanceof OutboundRefused) throw apiError(`Import url is blocked: ${err.message}`);
+    if (err instanceof OutboundFailed) throw apiError(`Failed to read the import file: ${err.message}`);
+    throw err;
+  }
+  const refuse = (message: string) => {
+    res.body.destroy();
+    return apiError(message);
+  };
+  if (res.status !== 200) throw refuse(`Failed to read the import file: the server answered ${res.status}`);
+  const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!REMOTE_TYPES.includes(type)) throw refuse(`Content type '${type}' not allowed. (Allowed: ${REMOTE_TYPES.join(', ')})`);
+  const length = res.headers['content-length'];
+  if (!length || !/^\d+$/.test(length)) throw refuse('Content length is missing or invalid');
+  if (Number(length) > REMOTE_MAX_BYTES) throw refuse('Content length is too big (should be at most 10 GiB)');
+  return requestImport(c, actor, input, { stream: res.body, size: Number(length) }, redactedUrl(url));
 }
 
 /** A remote archive may be at most 10 GiB (the reference's limit). */
