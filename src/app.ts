@@ -11,6 +11,7 @@ import { registerMetrics } from './http/metrics.js';
 import { OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { allRoutes } from './api/index.js';
 import { registerGitHttp, rewriteGitUrl } from './http/git_http.js';
+import { rewriteProjectUrl } from './http/project_urls.js';
 
 const MAX_URL_LENGTH = 8192;
 // Query keys whose values are secrets (private_token, access_token, job_token, password, …), matched after
@@ -46,8 +47,9 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
     routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: 10 * 1024 * 1024,
     return503OnClosing: false,
-    // git over HTTP: `/<namespace…>/<project>.git/…` onto fixed internal routes (src/http/git_http.ts)
-    rewriteUrl: (req) => rewriteGitUrl(req.url ?? '/'),
+    // git over HTTP, badge images, alert notifications: `/<namespace…>/<project>…` onto fixed
+    // internal routes (src/http/git_http.ts, src/http/project_urls.ts)
+    rewriteUrl: (req) => rewriteProjectUrl(rewriteGitUrl(req.url ?? '/')),
   });
 
   await registerBodyParsers(app, { bodyLimit: 10 * 1024 * 1024, fileSizeLimit: 1024 * 1024 * 1024 });

@@ -499,6 +499,127 @@ export interface CiTraceChunksTable {
   data: string; // base64
 }
 
+/** Badges of a project or a group (migration 050). */
+export interface BadgesTable {
+  id: Generated<number>;
+  project_id: number | null;
+  group_id: number | null;
+  name: string | null;
+  link_url: string;
+  image_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Alert integrations: HTTP endpoints that receive alerts (migration 051). */
+export interface AlertIntegrationsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  active: Default<Bool>;
+  endpoint_identifier: string;
+  token_digest: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Alerts of a project (migration 051). */
+export interface AlertsTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  integration_id: number | null;
+  title: string;
+  description: string | null;
+  service: string | null;
+  monitoring_tool: string | null;
+  environment_name: string | null;
+  hosts: string; // JSON array
+  severity: string;
+  status: string;
+  fingerprint: string;
+  events: Default<number>;
+  payload: string; // JSON
+  started_at: string;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Scanners, identifiers and findings of the default branch's security reports (migration 052). */
+export interface VulnerabilityScannersTable {
+  id: Generated<number>;
+  project_id: number;
+  external_id: string;
+  name: string;
+  vendor: string | null;
+}
+
+export interface VulnerabilityIdentifiersTable {
+  id: Generated<number>;
+  project_id: number;
+  fingerprint: string;
+  external_type: string | null;
+  external_id: string | null;
+  name: string | null;
+  url: string | null;
+}
+
+export interface VulnerabilityFindingsTable {
+  id: Generated<number>;
+  project_id: number;
+  uuid: string;
+  report_type: string;
+  name: string;
+  severity: string;
+  confidence: string;
+  scanner_id: number;
+  primary_identifier_id: number;
+  identifier_ids: string; // JSON array
+  vulnerability_id: number | null;
+  location_fingerprint: string;
+  project_fingerprint: string;
+  metadata_version: string;
+  raw_metadata: string;
+  latest_pipeline_id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Vulnerabilities made from findings (migration 052). */
+export interface VulnerabilitiesTable {
+  id: Generated<number>;
+  project_id: number;
+  finding_id: number;
+  author_id: number;
+  title: string;
+  description: string | null;
+  state: string; // detected | confirmed | resolved | dismissed
+  severity: string;
+  confidence: string;
+  report_type: string;
+  resolved_on_default_branch: Default<Bool>;
+  dismissed_at: string | null;
+  dismissed_by_id: number | null;
+  resolved_at: string | null;
+  resolved_by_id: number | null;
+  confirmed_at: string | null;
+  confirmed_by_id: number | null;
+  updated_by_id: number | null;
+  last_edited_at: string | null;
+  last_edited_by_id: number | null;
+  start_date: string | null;
+  due_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VulnerabilityIngestionsTable {
+  project_id: number;
+  pipeline_id: number;
+  ingested_at: string;
+}
+
 export interface ProjectExportsTable {
   id: Generated<number>;
   project_id: number;
@@ -549,6 +670,14 @@ export interface DB {
   project_exports: ProjectExportsTable;
   project_imports: ProjectImportsTable;
   import_failures: ImportFailuresTable;
+  vulnerability_scanners: VulnerabilityScannersTable;
+  vulnerability_identifiers: VulnerabilityIdentifiersTable;
+  vulnerability_findings: VulnerabilityFindingsTable;
+  vulnerabilities: VulnerabilitiesTable;
+  vulnerability_ingestions: VulnerabilityIngestionsTable;
+  alert_integrations: AlertIntegrationsTable;
+  alerts: AlertsTable;
+  badges: BadgesTable;
   ci_pipelines: CiPipelinesTable;
   ci_pipeline_variables: CiPipelineVariablesTable;
   ci_jobs: CiJobsTable;

@@ -14,6 +14,7 @@ import { HOOK_DELIVERY_JOB, HOOK_LOG_PRUNE_EVERY_MS, HOOK_LOG_PRUNE_JOB, pruneHo
 import { deliverRefChanges } from './hooks/events.js';
 import { checkRepositoryPushPayload, REPOSITORY_PUSH_JOB } from './repository/ref_changes.js';
 import { repositoryDir } from './repository/service.js';
+import { INGEST_SECURITY_REPORTS_JOB, ingestPipeline } from './vulnerabilities/findings.js';
 import { refreshRepositoryStatistics, REPOSITORY_REFRESH_JOB } from './repository/statistics.js';
 
 const HANDLERS: Record<string, (c: Container) => JobHandler> = {
@@ -32,6 +33,9 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
   [PROJECT_EXPORT_JOB]: (c) => (payload: { projectId: number; run: number }) => runExport(c, payload),
   [PROJECT_IMPORT_JOB]: (c) => (payload: { projectId: number }) => runImport(c, payload),
+  [INGEST_SECURITY_REPORTS_JOB]: (c) => async (payload: { pipelineId: number }) => {
+    await ingestPipeline(c, Number(payload.pipelineId));
+  },
   // Recurring work reschedules itself after each run (the next run is a new job).
   [EVENTS_PRUNE_JOB]: (c) => async (_payload, job) => {
     await pruneOldEvents(c);

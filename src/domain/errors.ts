@@ -13,9 +13,11 @@ export type ErrorKind =
   | { kind: 'push_refused'; message: string }              // a ref change the git checks refuse (git's words; 400 through the API)
   | { kind: 'unauthorized' }
   | { kind: 'forbidden'; reason: string | null }
+  | { kind: 'refused'; message: string }                  // 403 with the reference's own message (`error!(msg, 403)`)
   | { kind: 'insufficient_scope'; scopes: string[] }
   | { kind: 'conflict'; message: string | ValidationMessages }
   | { kind: 'unprocessable'; message: string }
+  | { kind: 'payload_too_large' }
   | { kind: 'method_not_allowed'; message: string | null }
   | { kind: 'precondition_failed' }
   | { kind: 'too_many_requests'; text: string; headers?: Record<string, string> } // text/plain, with Retry-After etc.
@@ -32,6 +34,7 @@ export class DomainError extends Error {
 
 export const notFound = (resource: string | null = null) => new DomainError({ kind: 'not_found', resource });
 export const recordNotFound = () => new DomainError({ kind: 'record_not_found' });
+export const refused = (message: string) => new DomainError({ kind: 'refused', message });
 export const missing = (attribute: string) => new DomainError({ kind: 'missing', attribute });
 export const invalidParams = (message: string) => new DomainError({ kind: 'invalid_params', message });
 export const validation = (messages: ValidationMessages) => new DomainError({ kind: 'validation', messages });
@@ -43,6 +46,7 @@ export const forbidden = (reason: string | null = null) => new DomainError({ kin
 export const insufficientScope = (scopes: string[]) => new DomainError({ kind: 'insufficient_scope', scopes });
 export const conflict = (message: string | ValidationMessages) => new DomainError({ kind: 'conflict', message });
 export const unprocessable = (message: string) => new DomainError({ kind: 'unprocessable', message });
+export const payloadTooLarge = () => new DomainError({ kind: 'payload_too_large' });
 export const methodNotAllowed = (message: string | null = null) => new DomainError({ kind: 'method_not_allowed', message });
 export const preconditionFailed = () => new DomainError({ kind: 'precondition_failed' });
 export const tooManyRequests = (text: string, headers: Record<string, string> = {}) => new DomainError({ kind: 'too_many_requests', text, headers });

@@ -163,3 +163,10 @@ export async function tagNames(dir: string): Promise<string[]> {
   const r = await git(['for-each-ref', '--format=%(refname)', TAGS], { gitDir: dir });
   return r.stdout.toString('utf8').split('\n').filter((l) => l.startsWith(TAGS)).map((l) => l.slice(TAGS.length));
 }
+
+/** The tag whose commit is newest (the reference's "latest tag"), or null when there is none. */
+export async function latestTagName(dir: string): Promise<string | null> {
+  const r = await git(['for-each-ref', '--sort=-creatordate', '--count=1', '--format=%(refname:strip=2)', 'refs/tags'], { gitDir: dir, okCodes: [128] });
+  const name = r.code === 0 ? r.stdout.toString().trim() : '';
+  return name || null;
+}

@@ -47,3 +47,18 @@ export function sudoIdentifierOf(req: FastifyRequest, input: Record<string, unkn
   const v = input.sudo ?? header(req, 'sudo');
   return v === undefined || v === null || v === '' ? null : String(v);
 }
+
+/**
+ * The key of an alert integration (spec, Authentication 2): `Authorization: Bearer <key>`, or HTTP
+ * Basic whose password is the key (the user name is not looked at; clients send it empty).
+ */
+export function alertKeyOf(req: FastifyRequest): string | null {
+  const auth = header(req, 'authorization') ?? '';
+  const bearer = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
+  if (bearer) return bearer;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(auth)?.[1];
+  if (!basic) return null;
+  const decoded = Buffer.from(basic, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? null : decoded.slice(colon + 1) || null;
+}

@@ -27,13 +27,19 @@ function badBody(message: string): Error {
   return Object.assign(new Error(message), { statusCode: 400, code: 'ANVIL_BAD_BODY' });
 }
 
+const jsonBodies = new WeakMap<FastifyRequest, unknown>();
+
+/** A JSON body exactly as sent: the parsed body of a route is always an object, this may be an array or a scalar. */
+export const jsonBodyOf = (req: FastifyRequest): unknown => (jsonBodies.has(req) ? jsonBodies.get(req) : req.body);
+
 export async function registerBodyParsers(app: FastifyInstance, opts: { bodyLimit: number; fileSizeLimit: number }) {
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: opts.bodyLimit }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: opts.bodyLimit }, (req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, {});
     try {
       const parsed = JSON.parse(text);
+      jsonBodies.set(req, parsed);
       done(null, parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {});
     } catch {
       done(badBody('The request body is not valid JSON'), undefined);

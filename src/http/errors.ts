@@ -9,6 +9,7 @@ export interface HttpError {
 }
 
 export const UNKNOWN_ROUTE: HttpError = { status: 404, body: { error: '404 Not Found' } };
+const TOO_LARGE: HttpError = { status: 413, body: { message: '413 Request Entity Too Large' } };
 export const INTERNAL: HttpError = { status: 500, body: { message: '500 Internal Server Error' } };
 
 export function fromKind(e: ErrorKind): HttpError {
@@ -17,6 +18,8 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 404, body: { message: e.resource ? `404 ${e.resource} Not Found` : '404 Not Found' } };
     case 'record_not_found':
       return { status: 404, body: { message: '404 Not found' } };
+    case 'refused':
+      return { status: 403, body: { message: e.message } };
     case 'missing':
       return { status: 400, body: { message: `400 (Bad request) "${e.attribute}" not given` } };
     case 'invalid_params':
@@ -46,6 +49,8 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 409, body: { message: e.message } };
     case 'unprocessable':
       return { status: 422, body: { message: e.message } };
+    case 'payload_too_large':
+      return TOO_LARGE;
     case 'method_not_allowed':
       return { status: 405, body: { message: e.message ?? '405 Method Not Allowed' } };
     case 'precondition_failed':
@@ -71,7 +76,7 @@ export function toHttpError(err: unknown, contentType = ''): HttpError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, body: { error: `The provided content-type '${contentType.split(';')[0].trim()}' is not supported.` } };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, body: { message: '413 Request Entity Too Large' } };
+      return TOO_LARGE;
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_CTP_EMPTY_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':

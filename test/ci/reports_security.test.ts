@@ -50,6 +50,7 @@ describe('parseSecurityReport', () => {
     assert.equal(r.version, '15.0.4');
     assert.equal(r.report_type, 'sast');
     assert.deepEqual(r.scanner, { external_id: 'semgrep', name: 'Semgrep', vendor: 'GitLab', version: '1.2' });
+    assert.deepEqual(r.scan, { type: 'sast', status: 'success', start_time: null, end_time: null });
     assert.equal(r.findings.length, 4);
     const [xss, hash, gosec, bare] = r.findings as [any, any, any, any];
     assert.equal(xss.name, 'Cross-site scripting');

@@ -11,8 +11,11 @@ import type { NamespaceRow } from '../../src/db/repos/namespaces.js';
 import type { ProjectRow } from '../../src/db/repos/projects.js';
 import type { UserRow } from '../../src/db/repos/users.js';
 import type { Actor } from '../../src/domain/auth/actor.js';
+import { canManageAlertIntegrations, canReadAlerts, canSendTestAlert, canUpdateAlerts } from '../../src/domain/alerts/policy.js';
+import { canManageGroupBadges, canManageProjectBadges, canSeeBadgeImages } from '../../src/domain/badges/policy.js';
 import { ciAccessFrom } from '../../src/domain/ci/policy.js';
 import { canExportProject, exportsMembers } from '../../src/domain/import_export/policy.js';
+import { canAdminVulnerability, canCreateVulnerability, canReadSecurity } from '../../src/domain/vulnerabilities/policy.js';
 import { canCreateSubgroup, canManageMembers, groupAccessFor, type GroupAccess } from '../../src/domain/members/policy.js';
 import {
   accessFor,
@@ -140,6 +143,18 @@ const PROJECT_ABILITIES: Record<string, { check: (p: ProjectRow, a: ProjectAcces
   'create_pipeline (archived project)': { check: (p, a) => ciAccessFrom(p, a).update, project: { archived: 1 }, expected: same('n n n n n n | n n n n n n | n | n | n') },
   admin_build: { check: (p, a) => ciAccessFrom(p, a).manage, expected: same('n n n n y y | n n n n y y | n | y | n') },
   // builds_access_level private: members only
+  // badges: admin_project to add, change, remove, preview; the status images need read_build
+  'admin_project (badges)': { check: (_p, a) => canManageProjectBadges(a), expected: same('n n n n y y | n n n n y y | n | y | n') },
+  'read_build (badge images)': { check: (p, a) => canSeeBadgeImages(ciAccessFrom(p, a)), expected: same('n n y y y y | n n y y y y | n | y | n') },
+  // alert integrations: admin_operations (maintainers) to set up; developers read, update, test
+  'admin_operations (alert integrations)': { check: (_p, a) => canManageAlertIntegrations(a), expected: same('n n n n y y | n n n n y y | n | y | n') },
+  read_alert_management_alert: { check: (_p, a) => canReadAlerts(a), expected: same('n n n y y y | n n n y y y | n | y | n') },
+  update_alert_management_alert: { check: (_p, a) => canUpdateAlerts(a), expected: same('n n n y y y | n n n y y y | n | y | n') },
+  'send test alert': { check: (_p, a) => canSendTestAlert(a), expected: same('n n n y y y | n n n y y y | n | y | n') },
+  // vulnerabilities (15.1): developers and above
+  read_security_resource: { check: (_p, a) => canReadSecurity(a), expected: same('n n n y y y | n n n y y y | n | y | n') },
+  create_vulnerability: { check: (_p, a) => canCreateVulnerability(a), expected: same('n n n y y y | n n n y y y | n | y | n') },
+  admin_vulnerability: { check: (_p, a) => canAdminVulnerability(a), expected: same('n n n y y y | n n n y y y | n | y | n') },
   'read_build (CI for members only, public jobs)': {
     check: (p, a) => ciAccessFrom(p, a).read,
     project: { public_jobs: 1, builds_access_level: 'private' },
@@ -160,6 +175,7 @@ const GROUP_ABILITIES: Record<string, { check: (g: NamespaceRow, a: GroupAccess)
     },
   },
   admin_group: { check: (_g, a) => a.canAdmin, expected: same('n n n n n y | n n n n n y | n | y | n') },
+  'admin_group (badges)': { check: (_g, a) => canManageGroupBadges(a), expected: same('n n n n n y | n n n n n y | n | y | n') },
   admin_group_member: { check: (_g, a) => canManageMembers('Namespace', a), expected: same('n n n n n y | n n n n n y | n | y | n') },
   // subgroup_creation_level maintainer
   create_subgroup: { check: canCreateSubgroup, expected: same('n n n n y y | n n n n y y | n | y | n') },

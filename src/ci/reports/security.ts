@@ -55,10 +55,19 @@ export interface SecurityFinding {
   raw: Record<string, unknown>;
 }
 
+/** The report's `scan` block: what ran, when, with what outcome. */
+export interface ReportScan {
+  type: string | null;
+  status: string | null;
+  start_time: string | null;
+  end_time: string | null;
+}
+
 export interface SecurityReport {
   report_type: SecurityReportType;
   version: string;
   scanner: FindingScanner | null;
+  scan: ReportScan | null;
   findings: SecurityFinding[];
 }
 
@@ -169,7 +178,10 @@ export function parseSecurityReport(reportType: SecurityReportType, json: string
       raw: v,
     };
   });
-  return { report_type: reportType, version: data.version, scanner: topScanner, findings };
+  const scan = isObj(data.scan)
+    ? { type: str(data.scan.type), status: str(data.scan.status), start_time: str(data.scan.start_time), end_time: str(data.scan.end_time) }
+    : null;
+  return { report_type: reportType, version: data.version, scanner: topScanner, scan, findings };
 }
 
 function findingName(v: Obj, ids: FindingIdentifier[], locationPath: string): string {

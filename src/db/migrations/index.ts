@@ -17,6 +17,9 @@ import * as m022 from './022_ci_pipeline_name.js';
 import * as m024 from './024_ci_runner_nodes.js';
 import * as m030 from './030_hooks.js';
 import * as m031 from './031_project_aliases.js';
+import * as m050 from './050_badges.js';
+import * as m051 from './051_alerts.js';
+import * as m052 from './052_vulnerabilities.js';
 import * as m040 from './040_project_import_export.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +40,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '024_ci_runner_nodes': m024,
   '030_hooks': m030,
   '031_project_aliases': m031,
+  '050_badges': m050,
+  '051_alerts': m051,
+  '052_vulnerabilities': m052,
   '040_project_import_export': m040,
 };
 

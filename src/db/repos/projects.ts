@@ -2,7 +2,7 @@
 // full path plus its own path; full_path_lower is kept exact on rename and transfer.
 import { sql, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
-import { ilike, likeEscape } from '../dialect.js';
+import { dialectOf, ilike, likeEscape } from '../dialect.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { MAX_ID, runPage } from '../paginate.js';
 import type { DB, ProjectsTable } from '../schema.js';
@@ -273,4 +273,12 @@ export async function refreshProjectPaths(db: Kysely<DB> | Transaction<DB>, oldP
     const full = newPrefix + r.full_path.slice(oldPrefix.length);
     await db.updateTable('projects').set({ full_path: full, full_path_lower: full.toLowerCase() }).where('id', '=', r.id).execute();
   }
+}
+
+/**
+ * Inside a transaction: serializes writers of one project's rows (a per-project counter, one open
+ * row per key) on PostgreSQL; SQLite runs one writer at a time anyway.
+ */
+export async function lockProjectRow(tx: Transaction<DB>, projectId: number): Promise<void> {
+  if (dialectOf(tx) === 'postgres') await tx.selectFrom('projects').select('id').where('id', '=', projectId).forNoKeyUpdate().execute();
 }

@@ -4,6 +4,7 @@
 // the jobs whose turn came and derives the pipeline's status by the composite rule.
 import type { Container } from '../context.js';
 import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from '../../ci/status.js';
+import { pipelineCompleted } from '../vulnerabilities/findings.js';
 import { durationSeconds } from '../shared/duration.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
@@ -184,6 +185,7 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
   if (result.enqueued) c.ciSignals.emit('pending');
   for (const bridge of result.bridges) await (await bridgesModule()).triggerDownstream(c, bridge);
   if (result.changed && result.after.parent_job_id) await (await bridgesModule()).downstreamStatusChanged(c, result.after);
+  if (result.changed && FINISHED_PIPELINE.includes(result.after.status)) await pipelineCompleted(c, result.after);
   // Bridges may have changed the pipeline again; read it fresh when they ran.
   return result.bridges.length ? await findPipeline(c.db, pipelineId) : result.after;
 }

@@ -5,7 +5,7 @@ import { findNamespaceByFullPath } from '../../db/repos/namespaces.js';
 import { findProjectByAlias } from '../../db/repos/project_aliases.js';
 import { findProjectByFullPath, findProjectById, findProjectByRedirect, type ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
-import { notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { canReadProject, projectAccess, type ProjectAccess } from './policy.js';
 
 const PROJECT_NOT_FOUND = () => notFound('Project');
@@ -41,4 +41,11 @@ export async function findProject(c: Container, actor: Actor | null, idOrPath: n
   const access = await projectAccess(c, actor, row);
   if (!canReadProject(access)) throw PROJECT_NOT_FOUND();
   return { row, access };
+}
+
+/** A project the actor may see (else 404) and act on as `allowed` says (else 403). */
+export async function findProjectAllowed(c: Container, actor: Actor | null, idOrPath: number | string, allowed: (a: ProjectAccess) => boolean): Promise<ProjectRow> {
+  const { row, access } = await findProject(c, actor, idOrPath);
+  if (!allowed(access)) throw forbidden();
+  return row;
 }

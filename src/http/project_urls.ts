@@ -1,0 +1,36 @@
+// Public URLs under a project's path that are not git: the badge images
+// (`/{project}/badges/{ref}/pipeline.svg`, `…/coverage.svg`) and the alert notify URL
+// (`/{project}/-/alerts/notify/{name}/{endpoint_identifier}.json`). A project path has any
+// number of segments, so, as for git, these are mapped onto fixed internal routes before routing.
+const BADGE_IMAGE = /^\/(.+\/badges\/.+)\/(pipeline|coverage)\.svg$/;
+const ALERT_NOTIFY = /^\/(.+)\/-\/alerts\/notify\/([^/]+)\/([^/]+)\.json$/;
+
+export const BADGE_IMAGE_PREFIX = '/-/badge-images';
+export const ALERT_NOTIFY_PREFIX = '/-/alert-notify';
+
+function decoded(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
+export function rewriteProjectUrl(url: string): string {
+  const q = url.indexOf('?');
+  const pathPart = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? '' : url.slice(q);
+  if (pathPart.startsWith('/api/') || pathPart.startsWith('/-/')) return url;
+  const badge = BADGE_IMAGE.exec(pathPart);
+  if (badge) {
+    const path = decoded(badge[1]);
+    return path === null ? url : `${BADGE_IMAGE_PREFIX}/${badge[2]}/${encodeURIComponent(path)}${query}`;
+  }
+  const alert = ALERT_NOTIFY.exec(pathPart);
+  if (alert) {
+    const parts = [alert[1], alert[2], alert[3]].map(decoded);
+    if (parts.some((p) => p === null)) return url;
+    return `${ALERT_NOTIFY_PREFIX}/${parts.map((p) => encodeURIComponent(p!)).join('/')}${query}`;
+  }
+  return url;
+}
