@@ -27,7 +27,7 @@ const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 const say = (s: string) => process.stdout.write(`${s}\n`);
 
 /** One fast-import stream: a linear history on main, each commit changing one of 100 files. */
-async function buildHistory(dir: string, commits: number): Promise<void> {
+export async function buildHistory(dir: string, commits: number): Promise<void> {
   await git(['init', '--quiet', '--bare', '--initial-branch=main', dir]);
   const child = gitStream(['fast-import', '--quiet'], { gitDir: dir });
   const done = finished(child);
@@ -49,13 +49,19 @@ async function buildHistory(dir: string, commits: number): Promise<void> {
   await done;
 }
 
+/** A new private project and its clone URL with root's credentials. */
+export async function benchProject(ctx: BenchContext, name: string): Promise<{ project: any; remote: URL }> {
+  const project = await ctx.api('POST', '/api/v4/projects', { name, visibility: 'private' });
+  const remote = new URL(`${ctx.url}/${project.path_with_namespace}.git`);
+  remote.username = 'root';
+  remote.password = ctx.token;
+  return { project, remote };
+}
+
 async function seed(ctx: BenchContext): Promise<SeededGit> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bench-git-'));
   try {
-    const project = await ctx.api('POST', '/api/v4/projects', { name: 'bench-git', visibility: 'private' });
-    const remote = new URL(`${ctx.url}/${project.path_with_namespace}.git`);
-    remote.username = 'root';
-    remote.password = ctx.token;
+    const { project, remote } = await benchProject(ctx, 'bench-git');
 
     let t = process.hrtime.bigint();
     const local = path.join(tmp, 'local.git');
@@ -94,7 +100,7 @@ async function seed(ctx: BenchContext): Promise<SeededGit> {
 }
 
 /** Waits until the server's background jobs (publication, refresh) have run. */
-async function waitForIdleQueue(ctx: BenchContext): Promise<void> {
+export async function waitForIdleQueue(ctx: BenchContext): Promise<void> {
   const db = await openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
   try {
     for (let i = 0; i < 1800; i++) {

@@ -16,6 +16,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { seedCi, type SeededCi } from './ci.js';
 import { seedGit, type SeededGit } from './git.js';
+import { seedImportExport, type SeededImportExport } from './import_export.js';
 import { seedHooks, type SeededHooks } from './hooks.js';
 import { seedProjects, type SeededProjects } from './projects.js';
 import { ROOT, distIsFresh, freePort, rssOf, startServer, waitForHealth, type RunningServer } from './server.js';
@@ -31,6 +32,8 @@ export interface BenchContext {
   /** Where the server keeps its data, and its PostgreSQL URL (null on SQLite): for seeds that write rows directly. */
   dataDir: string;
   databaseUrl: string | null;
+  /** The server's process id (for its memory). */
+  pid: number;
   /** A call to the running server as root; throws unless the status is 2xx. */
   api(method: string, path: string, body?: unknown): Promise<any>;
 }
@@ -70,11 +73,19 @@ export const SCENARIOS: Scenario[] = [
     path: () => `/api/v4/projects/${seededCi!.projectId}/pipelines/${seededCi!.pipelineId}/jobs?per_page=20`,
     seed: async (ctx) => void (seededCi = await seedCi(ctx)),
   },
+  // EXPORT/IMPORT: the export and the import of 1,000 pipelines, 10,000 jobs and 10,000 commits are
+  // timed by the seed (bench/import_export.ts), with the server's peak RSS growth; then the status.
+  {
+    name: 'export: GET export status',
+    path: () => `/api/v4/projects/${seededImportExport!.projectId}/export`,
+    seed: async (ctx) => void (seededImportExport = await seedImportExport(ctx)),
+  },
   // HOOKS: 10,000 deliveries to a loopback receiver; their pace and GET /projects/:id's p99 during
   // the burst beside a quiet server's are measured by the seed (bench/hooks.ts).
   { name: 'hooks: GET /projects/:id', path: () => `/api/v4/projects/${seededHooks!.projectId}`, seed: async (ctx) => void (seededHooks = await seedHooks(ctx)) },
 ];
 
+let seededImportExport: SeededImportExport | null = null;
 let seededCi: SeededCi | null = null;
 let seededGit: SeededGit | null = null;
 let seededHooks: SeededHooks | null = null;
@@ -165,6 +176,7 @@ async function main() {
       token: TOKEN,
       dataDir: server.dataDir,
       databaseUrl: pgDb?.url ?? null,
+      pid: server.proc.pid!,
       async api(method, p, body) {
         const r = await fetch(url + p, {
           method,

@@ -54,10 +54,11 @@ function importsOf(file, text) {
 const areaOf = (rel) => rel.split('/')[0];
 // Which top-level folders each folder may import at run time (type-only imports are free).
 const ALLOWED = {
-  domain: ['domain', 'db', 'git', 'queue', 'storage', 'webhooks', 'outbound', 'ci', 'config.ts', 'version.ts'],
+  domain: ['domain', 'db', 'git', 'queue', 'storage', 'webhooks', 'outbound', 'ci', 'import_export', 'config.ts', 'version.ts'],
   db: ['db', 'domain/shared', 'config.ts'],
   queue: ['queue', 'db', 'domain/shared', 'config.ts'],
   storage: ['storage', 'config.ts'],
+  import_export: ['import_export'],
   git: ['git', 'config.ts'],
   webhooks: ['webhooks', 'db', 'domain/shared', 'config.ts'],
   outbound: ['outbound'],

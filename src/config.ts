@@ -39,7 +39,30 @@ export interface Config {
   runnerLeaseSeconds: number;
   /** How often a runner node renews its lease (and looks for jobs of dead nodes). */
   runnerHeartbeatSeconds: number;
+  /** Where blobs live: `<dataDir>/blobs` (local) or an S3-compatible bucket (ANVIL_BLOB_URL=s3://bucket/prefix). */
+  blobStore: BlobStoreConfig;
+  /**
+   * The S3-compatible server that remote-import-objstore reads from (ANVIL_REMOTE_IMPORT_S3_ENDPOINT);
+   * null: the provider's endpoint of the request's region.
+   */
+  remoteImportS3Endpoint: string | null;
 }
+
+/** A bucket of an S3-compatible store. */
+export interface S3Location {
+  bucket: string;
+  /** Keys live below this (no leading or trailing `/`); '' for the bucket's root. */
+  prefix: string;
+  /** A self-hosted server's URL; null for the provider's own. */
+  endpoint: string | null;
+  region: string;
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  /** Path-style URLs (`endpoint/bucket/key`), which most self-hosted S3 servers need. */
+  forcePathStyle: boolean;
+}
+
+export type BlobStoreConfig = { kind: 'local' } | ({ kind: 's3' } & S3Location);
 
 export class ConfigError extends Error {}
 
@@ -75,6 +98,49 @@ function secretKey(raw: string | undefined, dataDir: string): Buffer {
     }
   }
   return crypto.createHash('sha256').update(fs.readFileSync(file, 'utf8').trim()).digest();
+}
+
+function httpUrlOrNull(name: string, raw: string | undefined): string | null {
+  if (!raw) return null;
+  try {
+    if (!['http:', 'https:'].includes(new URL(raw).protocol)) throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+/**
+ * ANVIL_BLOB_URL `s3://bucket/prefix` selects an S3-compatible store, with ANVIL_S3_ENDPOINT
+ * (a self-hosted server; default: the provider's), ANVIL_S3_REGION (default us-east-1),
+ * ANVIL_S3_ACCESS_KEY_ID and ANVIL_S3_SECRET_ACCESS_KEY (else the SDK's usual sources) and
+ * ANVIL_S3_FORCE_PATH_STYLE (default: on when an endpoint is given).
+ */
+function blobStore(env: NodeJS.ProcessEnv): BlobStoreConfig {
+  const raw = env.ANVIL_BLOB_URL;
+  if (!raw) return { kind: 'local' };
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
+  if (!m) throw new ConfigError(`ANVIL_BLOB_URL must look like s3://bucket or s3://bucket/prefix, got "${raw}"`);
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix && !prefix.split('/').every((s) => /^[A-Za-z0-9_.-]+$/.test(s) && s !== '.' && s !== '..')) {
+    throw new ConfigError(`ANVIL_BLOB_URL has an invalid prefix "${prefix}"`);
+  }
+  const endpoint = httpUrlOrNull('ANVIL_S3_ENDPOINT', env.ANVIL_S3_ENDPOINT);
+  const accessKeyId = env.ANVIL_S3_ACCESS_KEY_ID || null;
+  const secretAccessKey = env.ANVIL_S3_SECRET_ACCESS_KEY || null;
+  if ((accessKeyId === null) !== (secretAccessKey === null)) {
+    throw new ConfigError('ANVIL_S3_ACCESS_KEY_ID and ANVIL_S3_SECRET_ACCESS_KEY go together');
+  }
+  return {
+    kind: 's3',
+    bucket: m[1]!,
+    prefix,
+    endpoint,
+    region: env.ANVIL_S3_REGION || 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool('ANVIL_S3_FORCE_PATH_STYLE', env.ANVIL_S3_FORCE_PATH_STYLE, endpoint !== null),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -141,5 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeId,
     runnerLeaseSeconds,
     runnerHeartbeatSeconds,
+    blobStore: blobStore(env),
+    remoteImportS3Endpoint: httpUrlOrNull('ANVIL_REMOTE_IMPORT_S3_ENDPOINT', env.ANVIL_REMOTE_IMPORT_S3_ENDPOINT),
   };
 }

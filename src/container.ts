@@ -10,6 +10,7 @@ import { registerBackgroundJobs, scheduleRecurringJobs } from './domain/backgrou
 import type { Container } from './domain/context.js';
 import { Queue } from './queue/queue.js';
 import { LocalBlobStorage } from './storage/local.js';
+import { S3BlobStorage } from './storage/s3.js';
 
 /** Tokens and passwords never reach a log line. */
 export const LOG_REDACT = [
@@ -39,7 +40,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
     dialect: dialectOf(db),
     log,
     queue: new Queue(db, log, { workers: config.queueWorkers }),
-    storage: new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
+    storage: config.blobStore.kind === 's3' ? new S3BlobStorage(config.blobStore) : new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
     ciSignals: new EventEmitter(),
   };
   // Every node can run every job.

@@ -620,7 +620,56 @@ export interface VulnerabilityIngestionsTable {
   ingested_at: string;
 }
 
+export interface ProjectExportsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number | null;
+  run: Default<number>;
+  status: string; // queued | started | finished | failed
+  description: string | null;
+  with_members: Default<number>;
+  upload_url_encrypted: string | null;
+  upload_method: string | null;
+  archive_key: string | null;
+  archive_filename: string | null;
+  archive_size: number | string | null; // bigint: PostgreSQL answers a string
+  finished_at: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectImportsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number;
+  correlation_id: string;
+  archive_key: string | null;
+  override_params: string; // JSON object
+  replaces_project_id: number | null;
+  original_path: string | null;
+  original_name: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ImportFailuresTable {
+  id: Generated<number>;
+  project_id: number;
+  correlation_id: string;
+  relation_key: string | null;
+  relation_index: number | null;
+  exception_class: string;
+  exception_message: string | null;
+  source: string;
+  retry_count: Default<number>;
+  created_at: string;
+}
+
 export interface DB {
+  project_exports: ProjectExportsTable;
+  project_imports: ProjectImportsTable;
+  import_failures: ImportFailuresTable;
   vulnerability_scanners: VulnerabilityScannersTable;
   vulnerability_identifiers: VulnerabilityIdentifiersTable;
   vulnerability_findings: VulnerabilityFindingsTable;

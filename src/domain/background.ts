@@ -6,6 +6,8 @@ import { ARTIFACTS_EXPIRE_JOB, ARTIFACTS_EXPIRE_EVERY_MS, expireArtifacts, sched
 import { PUSH_PIPELINE_JOB, runPushPipelines } from './ci/push_pipelines.js';
 import type { Container } from './context.js';
 import { EVENTS_PRUNE_EVERY_MS, EVENTS_PRUNE_JOB, pruneOldEvents, scheduleEventsPrune } from './events/service.js';
+import { EXPORTS_EXPIRE_EVERY_MS, EXPORTS_EXPIRE_JOB, expireExports, PROJECT_EXPORT_JOB, runExport, scheduleExportsExpiry } from './import_export/export.js';
+import { PROJECT_IMPORT_JOB, runImport } from './import_export/import.js';
 import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
 import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
 import { HOOK_DELIVERY_JOB, HOOK_LOG_PRUNE_EVERY_MS, HOOK_LOG_PRUNE_JOB, pruneHookRecords, runDelivery, scheduleHookPrune } from './hooks/delivery.js';
@@ -29,6 +31,8 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   },
   [HOOK_DELIVERY_JOB]: (c) => (payload: { deliveryId: number; attempt: number }) => runDelivery(c, payload),
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
+  [PROJECT_EXPORT_JOB]: (c) => (payload: { projectId: number; run: number }) => runExport(c, payload),
+  [PROJECT_IMPORT_JOB]: (c) => (payload: { projectId: number }) => runImport(c, payload),
   [INGEST_SECURITY_REPORTS_JOB]: (c) => async (payload: { pipelineId: number }) => {
     await ingestPipeline(c, Number(payload.pipelineId));
   },
@@ -40,6 +44,10 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [ARTIFACTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
     await expireArtifacts(c);
     await scheduleArtifactsExpiry(c, new Date(Date.now() + ARTIFACTS_EXPIRE_EVERY_MS), job.id);
+  },
+  [EXPORTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
+    await expireExports(c);
+    await scheduleExportsExpiry(c, new Date(Date.now() + EXPORTS_EXPIRE_EVERY_MS), job.id);
   },
   [HOOK_LOG_PRUNE_JOB]: (c) => async (_payload, job) => {
     await pruneHookRecords(c);
@@ -62,5 +70,6 @@ export async function scheduleRecurringJobs(c: Container): Promise<void> {
   const soon = new Date(Date.now() + 60_000);
   await scheduleEventsPrune(c, soon);
   await scheduleArtifactsExpiry(c, soon);
+  await scheduleExportsExpiry(c, soon);
   await scheduleHookPrune(c, soon);
 }

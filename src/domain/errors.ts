@@ -9,7 +9,7 @@ export type ErrorKind =
   | { kind: 'invalid_params'; message: string }            // parameter type/value errors (Grape's `{error}` form)
   | { kind: 'validation'; messages: ValidationMessages }    // model validation (`{message: {field: [...]}}`)
   | { kind: 'bad_request'; reason: string | null }
-  | { kind: 'api_error'; message: string }                 // a service's refusal as a 400 `{message}` (render_api_error!)
+  | { kind: 'api_error'; message: string; status: number } // a service's refusal as `{message}` (render_api_error!, 400 unless said)
   | { kind: 'push_refused'; message: string }              // a ref change the git checks refuse (git's words; 400 through the API)
   | { kind: 'unauthorized' }
   | { kind: 'forbidden'; reason: string | null }
@@ -22,6 +22,7 @@ export type ErrorKind =
   | { kind: 'precondition_failed' }
   | { kind: 'too_many_requests'; text: string; headers?: Record<string, string> } // text/plain, with Retry-After etc.
   | { kind: 'not_modified' }
+  | { kind: 'throttled' }                                     // the reference's check_rate_limit! (API-level application limits)
   | { kind: 'invalid_hook_url' }                            // a hook URL that is not http(s) or that outbound rules refuse
   | { kind: 'exact'; status: number; body: unknown };  // an exact body the reference sends
 
@@ -38,7 +39,7 @@ export const missing = (attribute: string) => new DomainError({ kind: 'missing',
 export const invalidParams = (message: string) => new DomainError({ kind: 'invalid_params', message });
 export const validation = (messages: ValidationMessages) => new DomainError({ kind: 'validation', messages });
 export const badRequest = (reason: string | null = null) => new DomainError({ kind: 'bad_request', reason });
-export const apiError = (message: string) => new DomainError({ kind: 'api_error', message });
+export const apiError = (message: string, status = 400) => new DomainError({ kind: 'api_error', message, status });
 export const pushRefused = (message: string) => new DomainError({ kind: 'push_refused', message });
 export const unauthorized = () => new DomainError({ kind: 'unauthorized' });
 export const forbidden = (reason: string | null = null) => new DomainError({ kind: 'forbidden', reason });
@@ -50,5 +51,6 @@ export const methodNotAllowed = (message: string | null = null) => new DomainErr
 export const preconditionFailed = () => new DomainError({ kind: 'precondition_failed' });
 export const tooManyRequests = (text: string, headers: Record<string, string> = {}) => new DomainError({ kind: 'too_many_requests', text, headers });
 export const notModified = () => new DomainError({ kind: 'not_modified' });
+export const throttled = () => new DomainError({ kind: 'throttled' });
 export const invalidHookUrl = () => new DomainError({ kind: 'invalid_hook_url' });
 export const exactError = (status: number, body: unknown) => new DomainError({ kind: 'exact', status, body });

@@ -29,6 +29,7 @@ export function fromKind(e: ErrorKind): HttpError {
     case 'bad_request':
       return { status: 400, body: { message: e.reason ? `400 Bad request - ${e.reason}` : '400 Bad request' } };
     case 'api_error':
+      return { status: e.status, body: { message: e.message } };
     case 'push_refused': // the API answers a refused ref change as the reference's PreReceiveError: 400 with git's message
       return { status: 400, body: { message: e.message } };
     case 'unauthorized':
@@ -58,6 +59,8 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 429, body: e.text, headers: e.headers };
     case 'not_modified':
       return { status: 304, body: '' };
+    case 'throttled':
+      return { status: 429, body: { message: { error: 'This endpoint has been requested too many times. Try again later.' } } };
     case 'invalid_hook_url':
       return { status: 422, body: { error: 'Invalid url given' } };
     case 'exact':

@@ -20,6 +20,8 @@ export interface BlobStorage {
   delete(key: string): Promise<void>;
   /** Removes every blob whose key starts with prefix, which must end with `/` (a folder). */
   deletePrefix(prefix: string): Promise<void>;
+  /** Every blob whose key starts with prefix (ending with `/`), folder by folder, names in byte order. */
+  list(prefix: string): AsyncIterable<{ key: string; size: number }>;
 }
 
 export class InvalidBlobKeyError extends Error {}

@@ -89,6 +89,25 @@ export class LocalBlobStorage implements BlobStorage {
     await this.removeEmptyParents(dir);
   }
 
+  async *list(prefix: string): AsyncIterable<{ key: string; size: number }> {
+    assertBlobPrefix(prefix);
+    const walk = async function* (dir: string, keyPrefix: string): AsyncGenerator<{ key: string; size: number }> {
+      let items: fs.Dirent[];
+      try {
+        items = await fs.promises.readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if (isMissing(err)) return;
+        throw err;
+      }
+      for (const item of items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        const p = path.join(dir, item.name);
+        if (item.isDirectory()) yield* walk(p, `${keyPrefix}${item.name}/`);
+        else if (item.isFile()) yield { key: `${keyPrefix}${item.name}`, size: (await fs.promises.stat(p)).size };
+      }
+    };
+    yield* walk(this.inside(prefix.slice(0, -1)), prefix);
+  }
+
   /** Renames into place, making the folders; retried because a delete may remove an empty folder meanwhile. */
   private async renameInto(tmp: string, file: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {

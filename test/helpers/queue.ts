@@ -38,9 +38,9 @@ export interface ChildWorker {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs test/queue/fixtures/worker.ts in its own node process against the test's database. */
-export function spawnWorker(config: Config, env: Record<string, string>): ChildWorker {
-  const fixture = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../queue/fixtures/worker.ts');
+/** Runs a worker fixture (default test/queue/fixtures/worker.ts) in its own node process against the test's database. */
+export function spawnWorker(config: Config, env: Record<string, string>, fixturePath = '../queue/fixtures/worker.ts'): ChildWorker {
+  const fixture = path.resolve(path.dirname(new URL(import.meta.url).pathname), fixturePath);
   const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
     env: {
       ...process.env,

@@ -14,6 +14,7 @@ import type { Actor } from '../../src/domain/auth/actor.js';
 import { canManageAlertIntegrations, canReadAlerts, canSendTestAlert, canUpdateAlerts } from '../../src/domain/alerts/policy.js';
 import { canManageGroupBadges, canManageProjectBadges, canSeeBadgeImages } from '../../src/domain/badges/policy.js';
 import { ciAccessFrom } from '../../src/domain/ci/policy.js';
+import { canExportProject, exportsMembers } from '../../src/domain/import_export/policy.js';
 import { canAdminVulnerability, canCreateVulnerability, canReadSecurity } from '../../src/domain/vulnerabilities/policy.js';
 import { canCreateSubgroup, canManageMembers, groupAccessFor, type GroupAccess } from '../../src/domain/members/policy.js';
 import {
@@ -94,6 +95,10 @@ const PROJECT_ABILITIES: Record<string, { check: (p: ProjectRow, a: ProjectAcces
   admin_project: { check: (_p, a) => canAdminProject(a), expected: same('n n n n y y | n n n n y y | n | y | n') },
   admin_project_member: { check: (_p, a) => canManageMembers('Project', a), expected: same('n n n n y y | n n n n y y | n | y | n') },
   owner_access: { check: (_p, a) => isProjectOwner(a), expected: same('n n n n n y | n n n n n y | n | y | n') },
+  // admin_project: start, watch and download exports
+  export_project: { check: (_p, a) => canExportProject(a), expected: same('n n n n y y | n n n n y y | n | y | n') },
+  // the exported tree names members only when an owner asked for it
+  'export_project with members': { check: (_p, a) => exportsMembers(a), expected: same('n n n n n y | n n n n n y | n | y | n') },
   read_statistics: { check: (_p, a) => canReadStatistics(a), expected: same('n n y y y y | n n y y y y | n | y | n') },
   // guest_access & download_code, signed in
   create_merge_request_in: {

@@ -4,6 +4,7 @@ import { Type as T } from '@sinclair/typebox';
 import { JOB_SCOPE_VALUES } from '../../domain/ci/jobs.js';
 import { Nullable, OneOf, Timestamp } from '../schemas.js';
 import { PipelineBasic } from '../pipelines/schemas.js';
+import { ProjectIdentity } from '../projects/schemas.js';
 import { UserBasic, UserProfile } from '../users/schemas.js';
 
 /** `scope`: one status or an array of them (`scope[]=a&scope[]=b`); anything else is a 400. */
@@ -86,16 +87,6 @@ export const Bridge = T.Object({
 });
 
 /** GET /job/allowed_agents (spec "Job-token lookup: allowed agents response"). */
-const ProjectIdentity = T.Object({
-  id: T.Integer(),
-  description: Nullable(T.String()),
-  name: T.String(),
-  name_with_namespace: T.String(),
-  path: T.String(),
-  path_with_namespace: T.String(),
-  created_at: Timestamp,
-});
-
 export const AllowedAgents = T.Object({
   allowed_agents: T.Array(T.Object({ id: T.Integer(), config_project: ProjectIdentity })),
   job: T.Object({ id: T.Integer(), name: T.String(), stage: T.String(), project_id: T.Integer(), project_name: T.String() }),

@@ -4,6 +4,17 @@ import { Type as T } from '@sinclair/typebox';
 import { CustomAttributesField, CustomAttributesFilterParam } from '../custom_attributes/schemas.js';
 import { CommaList, Nullable, OneOf, Timestamp } from '../schemas.js';
 
+/** The reference's ProjectIdentity entity (job-token lookups, export and import statuses start with it). */
+export const ProjectIdentity = T.Object({
+  id: T.Integer(),
+  description: Nullable(T.String()),
+  name: T.String(),
+  name_with_namespace: T.String(),
+  path: T.String(),
+  path_with_namespace: T.String(),
+  created_at: Timestamp,
+});
+
 const VISIBILITIES = ['private', 'internal', 'public'] as const;
 const FEATURE_LEVELS = ['disabled', 'private', 'enabled'] as const;
 

@@ -272,8 +272,8 @@ const bit = (b: boolean | undefined) => (b === undefined ? undefined : b ? 1 : 0
 const feature = (b: boolean | undefined): AccessLevelName | undefined => (b === undefined ? undefined : b ? 'enabled' : 'disabled');
 const orNull = (s: string | undefined) => (s === undefined ? undefined : s === '' ? null : s);
 
-/** The columns these settings write (undefined: leave as is). */
-function settingsPatch(i: ProjectSettingsInput): ProjectPatch {
+/** The columns these settings write (undefined: leave as is). Also what an import's override_params set. */
+export function settingsPatch(i: ProjectSettingsInput): ProjectPatch {
   const patch: ProjectPatch = {
     description: i.description,
     default_branch: i.default_branch === '' ? undefined : i.default_branch,

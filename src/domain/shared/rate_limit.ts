@@ -4,7 +4,7 @@
 // with the reference throttle's Retry-After and RateLimit-* headers.
 import type { Container } from '../context.js';
 import { hitRateLimit, pruneRateLimits } from '../../db/repos/rate_limits.js';
-import { tooManyRequests } from '../errors.js';
+import { throttled, tooManyRequests } from '../errors.js';
 import { getSettings } from '../settings/service.js';
 
 /** Longest window a limit may use; windows older than this are pruned. */
@@ -41,18 +41,32 @@ export async function rateLimitingResponseText(c: Container): Promise<string> {
  * this request goes over the threshold. A disabled rule counts nothing.
  */
 export async function checkRateLimit(c: Container, rule: RateLimitRule, scope: string): Promise<void> {
-  if (!(rule.threshold > 0)) return;
+  const over = await countRequest(c, rule, scope);
+  if (over) throw tooManyRequests(await rateLimitingResponseText(c), over);
+}
+
+/**
+ * The reference API's own limits (check_rate_limit!: exports, downloads, imports): the same
+ * count, answered with its JSON 429 body and no headers.
+ */
+export async function checkApiRateLimit(c: Container, rule: RateLimitRule, scope: string): Promise<void> {
+  if (await countRequest(c, rule, scope)) throw throttled();
+}
+
+/** Counts the request; the throttle headers when it went over the threshold, else null. */
+async function countRequest(c: Container, rule: RateLimitRule, scope: string): Promise<Record<string, string> | null> {
+  if (!(rule.threshold > 0)) return null;
   if (rule.periodSeconds <= 0 || rule.periodSeconds > MAX_PERIOD_SECONDS) throw new Error(`bad rate limit period ${rule.periodSeconds}`);
   const now = Date.now();
   const periodMs = rule.periodSeconds * 1000;
   const windowStart = Math.floor(now / periodMs) * periodMs;
   await pruneNowAndThen(c, now);
   const observed = await hitRateLimit(c.db, `${rule.name}:${scope}`, new Date(windowStart).toISOString());
-  if (observed <= rule.threshold) return;
+  if (observed <= rule.threshold) return null;
 
   const resetAt = windowStart + periodMs;
   const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
-  throw tooManyRequests(await rateLimitingResponseText(c), {
+  return {
     'RateLimit-Name': rule.name,
     'RateLimit-Limit': String(Math.ceil((rule.threshold * 60) / rule.periodSeconds)),
     'RateLimit-Observed': String(observed),
@@ -60,5 +74,5 @@ export async function checkRateLimit(c: Container, rule: RateLimitRule, scope: s
     'RateLimit-Reset': String(Math.ceil(resetAt / 1000)),
     'RateLimit-ResetTime': new Date(Math.ceil(resetAt / 1000) * 1000).toUTCString(),
     'Retry-After': String(retryAfter),
-  });
+  };
 }

@@ -1,0 +1,561 @@
+// Project import (POST /projects/import, remote-import, remote-import-objstore; GET
+// /projects/:id/import). The request creates the project (import_status `scheduled`) and stores
+// the archive as a blob; a background job reads it with the safe reader into a fresh folder,
+// checks VERSION, fetches the bundle (hooks off, objects checked) and writes every relation
+// Anvil models in ONE transaction, so an import lands whole or not at all. A record that cannot
+// be saved becomes a failed relation; a malformed file, a bad VERSION or a hostile archive fail
+// the whole import, leaving the project empty with the reason in import_error.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Container } from '../context.js';
+import {
+  deleteProtectedBranches, findImport, importFailures, inTransaction, insertImport, insertImportFailure, insertImportedPipeline,
+  insertProjectCustomAttribute, insertProjectMember, patchImportedProject, insertProtectedBranchRow, lastPipelineIid, setImportState, updateImport,
+  usersByEmailOrUsername, type Db, type ImportFailureRow,
+} from '../../db/repos/project_import_export.js';
+import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
+import { findNamespaceById } from '../../db/repos/namespaces.js';
+import { findUserById } from '../../db/repos/users.js';
+import { findProjectById, updateProject as updateProjectRow, type ProjectRow } from '../../db/repos/projects.js';
+import { fetchBundle, setHeadBranch } from '../../git/bundle.js';
+import { branchNames } from '../../git/refs.js';
+import { readCommit } from '../../git/objects.js';
+import { initBare, removeRepository, resolveRevision } from '../../git/repository.js';
+import { checkVersion, FILES, relationFile, VersionError } from '../../import_export/format.js';
+import { NdjsonFormatError, readNdjson } from '../../import_export/ndjson.js';
+import { ArchiveError, DEFAULT_LIMITS, readArchive } from '../../import_export/reader.js';
+import type { Actor } from '../auth/actor.js';
+import { apiError, DomainError, forbidden, notFound } from '../errors.js';
+import { ACCESS } from '../members/policy.js';
+import { getNamespace } from '../namespaces/service.js';
+import { PROJECT_DESTROY_JOB } from '../projects/lifecycle.js';
+import { canAdminProject } from '../projects/policy.js';
+import { findProject } from '../projects/find.js';
+import { createProject, projectSettings, settingsPatch, view, type ProjectView } from '../projects/service.js';
+import { repositoryDir } from '../repository/service.js';
+import { scheduleRepositoryRefresh } from '../repository/statistics.js';
+import { getSettings } from '../settings/service.js';
+import { checkApiRateLimit } from '../shared/rate_limit.js';
+import { nowIso } from '../shared/time.js';
+import type { IncomingFile } from '../projects/files.js';
+import { openS3Object } from '../../storage/s3.js';
+import { OutboundFailed, OutboundRefused, redactedUrl } from '../../outbound/request.js';
+import { openStream, type StreamResponse } from '../../outbound/stream.js';
+import { outboundPolicy } from '../hooks/delivery.js';
+import { mapsImportedMembers } from './policy.js';
+import {
+  ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
+  type ExportedMember,
+} from './relations.js';
+
+export const PROJECT_IMPORT_JOB = 'project_import';
+const IMPORT_LIMIT = { name: 'project_import', threshold: 6, periodSeconds: 60 };
+/** The import source kind an admin must allow in import_sources. */
+const SOURCE = 'gitlab_project';
+/** At most this many failed relations are shown, newest first. */
+const MAX_FAILED_RELATIONS = 100;
+
+// ---- requests ----
+
+export interface ImportRequest {
+  path: string;
+  namespace?: string | number;
+  name?: string;
+  overwrite?: boolean;
+  override_params?: Record<string, unknown>;
+}
+
+export interface ImportStatusView {
+  project: ProjectView;
+  correlationId: string | null;
+  failures: ImportFailureRow[];
+}
+
+/** What the archive comes from: a file of the request, or a stream with its length (remote, object store). */
+export type ArchiveSource = { file: IncomingFile } | { stream: Readable; size: number };
+
+/** Every import endpoint, the status included, answers 403 unless import_sources allows project archives. */
+async function checkImportSource(c: Container): Promise<void> {
+  if (!((await getSettings(c)).import_sources as string[]).includes(SOURCE)) throw forbidden();
+}
+
+/** Before an import starts: the allowed sources, then the reference's per-user limit. */
+export async function checkImportAllowed(c: Container, actor: Actor): Promise<void> {
+  await checkImportSource(c);
+  await checkApiRateLimit(c, IMPORT_LIMIT, `user:${actor.user.id}`);
+}
+
+/** The archive may be at most max_import_size MB (0: no limit). */
+export async function checkImportSize(c: Container, size: number): Promise<void> {
+  const maxMb = Number((await getSettings(c)).max_import_size);
+  if (maxMb > 0 && size > maxMb * 1024 * 1024) throw apiError('413 Request Entity Too Large', 413);
+}
+
+/**
+ * Creates the project to import into (scheduled), stores the archive and queues the job. With
+ * `overwrite` and a project at that path the caller may administer, the import goes into a new
+ * project that takes the old one's place once it has finished.
+ */
+export async function requestImport(c: Container, actor: Actor, input: ImportRequest, source: ArchiveSource, importUrl: string | null = null): Promise<ImportStatusView> {
+  await checkImportSize(c, 'file' in source ? source.file.size : source.size);
+  const ns = input.namespace !== undefined && input.namespace !== '' ? (await getNamespace(c, actor, input.namespace)).row : null;
+  const nsRow = ns ?? (actor.user.namespace_id !== null ? (await getNamespace(c, actor, actor.user.namespace_id)).row : null);
+  if (!nsRow) throw notFound('Namespace');
+  const name = input.name || input.path;
+
+  let replaces: ProjectRow | null = null;
+  if (input.overwrite) {
+    try {
+      const existing = await findProject(c, actor, `${nsRow.full_path}/${input.path}`);
+      if (existing.row.namespace_id === nsRow.id && existing.row.path.toLowerCase() === input.path.toLowerCase() && canAdminProject(existing.access)) {
+        replaces = existing.row;
+      }
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+    }
+  }
+  const suffix = crypto.randomBytes(6).toString('hex');
+  let created: ProjectView;
+  try {
+    created = await createProject(c, actor, {
+      name: replaces ? `${name}-${suffix}` : name,
+      path: replaces ? `${input.path}-${suffix}-import` : input.path,
+      namespace_id: nsRow.id,
+    });
+  } catch (err) {
+    // The reference answers a project that cannot be created with its first error message.
+    if (err instanceof DomainError && err.detail.kind === 'validation') {
+      const [field, messages] = Object.entries(err.detail.messages)[0] ?? ['base', ['is invalid']];
+      const first = Array.isArray(messages) ? messages[0] : Object.values(messages)[0]?.[0];
+      throw apiError(`${field === 'base' ? '' : `${field[0]!.toUpperCase()}${field.slice(1).replace(/_/g, ' ')} `}${first ?? 'is invalid'}`);
+    }
+    throw err;
+  }
+  const projectId = created.row.id;
+  const key = `imports/${projectId}/${suffix}.tar.gz`;
+  try {
+    await c.storage.put(key, 'file' in source ? fs.createReadStream(source.file.path) : source.stream);
+  } catch (err) {
+    await destroyProjectRows(c.db, projectId);
+    removeRepository(repositoryDir(c, projectId));
+    throw err;
+  }
+  const now = nowIso();
+  const correlationId = crypto.randomBytes(16).toString('hex');
+  await inTransaction(c.db, async (tx) => {
+    await insertImport(tx, {
+      project_id: projectId, user_id: actor.user.id, correlation_id: correlationId, archive_key: key,
+      override_params: JSON.stringify(input.override_params ?? {}), replaces_project_id: replaces?.id ?? null,
+      original_path: replaces ? input.path : null, original_name: replaces ? name : null, created_at: now, updated_at: now,
+    });
+    await patchImportedProject(tx, projectId, { import_type: SOURCE, import_status: 'scheduled', import_url: importUrl, import_error: null, updated_at: now });
+    await c.queue.enqueue(PROJECT_IMPORT_JOB, { projectId }, { trx: tx, maxAttempts: 3 });
+  });
+  return importStatus(c, actor, (await findProjectById(c.db, projectId))!);
+}
+
+export interface ObjstoreSource {
+  region: string;
+  bucket_name: string;
+  file_key: string;
+  access_key_id: string;
+  secret_access_key: string;
+}
+
+const REGION = /^[a-z0-9-]{1,64}$/;
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * POST /projects/remote-import-objstore (python-gitlab: /projects/remote-import-s3): the archive
+ * is read from a bucket with the caller's credentials, streamed into blob storage, then imported
+ * as an upload is. The credentials are used for this read only and never stored.
+ */
+export async function requestObjstoreImport(c: Container, actor: Actor, input: ImportRequest, src: ObjstoreSource): Promise<ImportStatusView> {
+  if (!REGION.test(src.region)) throw apiError('region is invalid');
+  if (!BUCKET.test(src.bucket_name)) throw apiError('bucket_name is invalid');
+  let object: Awaited<ReturnType<typeof openS3Object>>;
+  try {
+    object = await openS3Object({
+      bucket: src.bucket_name, region: src.region, endpoint: c.config.remoteImportS3Endpoint, accessKeyId: src.access_key_id,
+      secretAccessKey: src.secret_access_key, forcePathStyle: c.config.remoteImportS3Endpoint !== null,
+    }, src.file_key);
+  } catch (err) {
+    throw apiError(`Failed to read the import file: ${(err as Error)?.name ?? 'error'}`);
+  }
+  if (!object) throw apiError('Failed to read the import file: NoSuchKey');
+  if (object.size > REMOTE_MAX_BYTES) {
+    object.stream.destroy();
+    throw apiError('Content length is too big (should be at most 10 GiB)');
+  }
+  return requestImport(c, actor, input, object);
+}
+
+/** The types the reference accepts from a remote archive's server. */
+const REMOTE_TYPES = ['application/gzip', 'application/x-tar', 'application/x-gzip'];
+
+/**
+ * POST /projects/remote-import: the archive at a URL the caller gave, fetched only through
+ * src/outbound (address checks, pinned connection); it must answer 200 with a Content-Length of
+ * at most 10 GiB and a gzip type. Streamed into blob storage, then imported as an upload.
+ */
+export async function requestRemoteImport(c: Container, actor: Actor, input: ImportRequest, url: string): Promise<ImportStatusView> {
+  let res: StreamResponse;
+  try {
+    res = await openStream(url, await outboundPolicy(c, 'project'), { method: 'GET' });
+  } catch (err) {
+    if (err instanceof OutboundRefused) throw apiError(`Import url is blocked: ${err.message}`);
+    if (err instanceof OutboundFailed) throw apiError(`Failed to read the import file: ${err.message}`);
+    throw err;
+  }
+  const refuse = (message: string) => {
+    res.body.destroy();
+    return apiError(message);
+  };
+  if (res.status !== 200) throw refuse(`Failed to read the import file: the server answered ${res.status}`);
+  const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!REMOTE_TYPES.includes(type)) throw refuse(`Content type '${type}' not allowed. (Allowed: ${REMOTE_TYPES.join(', ')})`);
+  const length = res.headers['content-length'];
+  if (!length || !/^\d+$/.test(length)) throw refuse('Content length is missing or invalid');
+  if (Number(length) > REMOTE_MAX_BYTES) throw refuse('Content length is too big (should be at most 10 GiB)');
+  return requestImport(c, actor, input, { stream: res.body, size: Number(length) }, redactedUrl(url));
+}
+
+/** A remote archive may be at most 10 GiB (the reference's limit). */
+export const REMOTE_MAX_BYTES = 10 * 1024 ** 3;
+
+async function importStatus(c: Container, actor: Actor, row: ProjectRow): Promise<ImportStatusView> {
+  const imp = await findImport(c.db, row.id);
+  return {
+    project: await view(c, actor, row, { full: false }),
+    correlationId: imp?.correlation_id ?? null,
+    failures: imp ? await importFailures(c.db, row.id, imp.correlation_id, MAX_FAILED_RELATIONS) : [],
+  };
+}
+
+/** GET /projects/:id/import: whoever may read the project, as in the reference. */
+export async function getImportStatus(c: Container, actor: Actor, idOrPath: number | string): Promise<ImportStatusView> {
+  await checkImportSource(c);
+  const { row } = await findProject(c, actor, idOrPath);
+  return importStatus(c, actor, row);
+}
+
+// ---- the job ----
+
+const workDir = (c: Container, projectId: number) => path.join(c.config.dataDir, 'tmp', `import-${projectId}`);
+
+/** A failure that ends the import with this message in import_error. */
+class ImportError extends Error {}
+
+/**
+ * Imports the archive. Idempotent: a run cut short starts over (the database part is one
+ * transaction that also marks the import finished, so it lands at most once); a finished or
+ * failed import has nothing left to do but the overwrite swap.
+ */
+export async function runImport(c: Container, payload: { projectId: number }): Promise<void> {
+  const project = await findProjectById(c.db, payload.projectId);
+  const imp = project ? await findImport(c.db, project.id) : undefined;
+  if (!project || !imp) return;
+  if (project.import_status === 'finished') return finishImport(c, project.id);
+  if (project.import_status === 'failed') return dropArchive(c, project.id);
+  await setImportState(c.db, project.id, { import_status: 'started', updated_at: nowIso() });
+
+  const dir = workDir(c, project.id);
+  const repo = repositoryDir(c, project.id);
+  try {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+    await fs.promises.mkdir(path.dirname(dir), { recursive: true });
+    const body = imp.archive_key ? await c.storage.get(imp.archive_key) : null;
+    if (!body) throw new ImportError('The import file is missing');
+    await readArchive(body, dir, DEFAULT_LIMITS);
+    checkVersion(await readText(path.join(dir, FILES.version), 1024));
+
+    const attributes = await readProjectTree(dir);
+    // override_params win over the archive; empty strings are dropped, as the reference does
+    const overrideInput = overrideSettings(Object.fromEntries(Object.entries(JSON.parse(imp.override_params) as Record<string, unknown>).filter(([, v]) => v !== '')));
+    const { visibility_level: overrideVisibility, ...override } = settingsPatch(overrideInput) as Partial<ProjectRow>;
+
+    // The repository and the files first: the database rows land last, in one transaction.
+    removeRepository(repo);
+    const defaultBranch = (override.default_branch as string | undefined) ?? (attributes.default_branch as string | undefined) ?? project.default_branch ?? 'main';
+    await initBare(repo, defaultBranch);
+    let head: string | null = null;
+    if (fs.existsSync(path.join(dir, FILES.bundle))) head = await fetchBranches(c, repo, path.join(dir, FILES.bundle), defaultBranch);
+    const avatar = await restoreFiles(c, project.id, dir);
+    await restoreRelations(c, project, imp.user_id, imp.correlation_id, dir, { attributes, override: { ...override, ...(avatar ? { avatar_path: avatar } : {}) }, overrideVisibility, head });
+  } catch (err) {
+    const message = failureMessage(err);
+    if (message === null) c.log.error({ err, projectId: project.id }, 'project import failed');
+    // No half project: the repository goes back to empty, the files go; the rows never landed.
+    removeRepository(repo);
+    await initBare(repo, project.default_branch ?? 'main').catch(() => {});
+    await c.storage.deletePrefix(`projects/${project.id}/`);
+    await setImportState(c.db, project.id, { import_status: 'failed', import_error: message ?? String((err as Error)?.message ?? err), updated_at: nowIso() });
+    return dropArchive(c, project.id);
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
+  await finishImport(c, project.id);
+}
+
+/** After the rows landed (idempotent, so a failure here is retried by the queue): statistics, the overwrite swap, the archive's removal. */
+async function finishImport(c: Container, projectId: number): Promise<void> {
+  await scheduleRepositoryRefresh(c, projectId);
+  await completeOverwrite(c, projectId);
+  await dropArchive(c, projectId);
+}
+
+async function dropArchive(c: Container, projectId: number): Promise<void> {
+  const imp = await findImport(c.db, projectId);
+  if (!imp?.archive_key) return;
+  await c.storage.delete(imp.archive_key);
+  await updateImport(c.db, projectId, { archive_key: null, updated_at: nowIso() });
+}
+
+/** The message a user reads for an expected failure; null for an unexpected one (logged). */
+function failureMessage(err: unknown): string | null {
+  if (err instanceof ArchiveError || err instanceof VersionError || err instanceof NdjsonFormatError || err instanceof ImportError) return err.message;
+  return null;
+}
+
+/** The first `max` bytes of a file as text; null when there is no such file. */
+async function readText(file: string, max: number): Promise<string | null> {
+  let fh: fs.promises.FileHandle;
+  try {
+    fh = await fs.promises.open(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await fh.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** tree/project.json holds the project's own attributes only: far less than this. */
+const MAX_PROJECT_TREE_BYTES = 16 * 1024 * 1024;
+
+async function readProjectTree(dir: string): Promise<Record<string, unknown>> {
+  const file = path.join(dir, FILES.projectTree);
+  if (!fs.existsSync(file)) throw new ImportError('Project tree file tree/project.json is missing');
+  if ((await fs.promises.stat(file)).size > MAX_PROJECT_TREE_BYTES) throw new ImportError(`tree/project.json is larger than ${MAX_PROJECT_TREE_BYTES} bytes`);
+  const text = await readText(file, MAX_PROJECT_TREE_BYTES);
+  let tree: unknown;
+  try {
+    tree = JSON.parse(text!);
+  } catch {
+    throw new NdjsonFormatError();
+  }
+  if (!tree || typeof tree !== 'object' || Array.isArray(tree)) throw new NdjsonFormatError();
+  return tree as Record<string, unknown>;
+}
+
+/** Fetches the bundle's branches and tags; HEAD names the default branch (else the bundle's HEAD, else the first branch). */
+async function fetchBranches(c: Container, repo: string, bundle: string, wanted: string): Promise<string | null> {
+  let head: string | null;
+  try {
+    head = (await fetchBundle(repo, bundle)).head;
+  } catch (err) {
+    // git's own words name server paths: they go to the log, not to the user
+    c.log.warn({ err }, 'an imported bundle could not be fetched');
+    throw new ImportError('The repository bundle could not be read (not a git bundle, or objects that fail the checks)');
+  }
+  const branches = await branchNames(repo);
+  if (branches.length === 0) return null;
+  let branch = branches.includes(wanted) ? wanted : null;
+  if (!branch && head) {
+    for (const b of ['main', 'master', ...branches]) {
+      if (branches.includes(b) && (await resolveRevision(repo, `refs/heads/${b}`)) === head) {
+        branch = b;
+        break;
+      }
+    }
+  }
+  branch ??= branches[0]!;
+  await setHeadBranch(repo, branch);
+  return branch;
+}
+
+interface Restore {
+  attributes: Record<string, unknown>;
+  override: Partial<ProjectRow>;
+  overrideVisibility: number | undefined;
+  /** The default branch of the fetched repository (null: empty repository). */
+  head: string | null;
+}
+
+/** Every relation Anvil models, in one transaction with the `finished` status. */
+async function restoreRelations(c: Container, project: ProjectRow, importerId: number, correlationId: string, dir: string, r: Restore): Promise<void> {
+  const relations = (name: string) => path.join(dir, relationFile(name));
+  const exists = (name: string) => fs.existsSync(relations(name));
+  const now = nowIso();
+  const ns = (await findNamespaceById(c.db, project.namespace_id))!;
+  const importer = await findUserById(c.db, importerId);
+
+  // Members first: they map the archive's users to users here.
+  const members: { line: number; member?: ExportedMember; error?: RecordError }[] = [];
+  if (exists('project_members')) {
+    for await (const { line, record } of readNdjson(relations('project_members'))) {
+      try {
+        members.push({ line, member: memberFrom(record) });
+      } catch (err) {
+        if (!(err instanceof RecordError)) throw err;
+        members.push({ line, error: err });
+      }
+    }
+  }
+  const found = await usersByEmailOrUsername(
+    c.db,
+    members.flatMap((m) => (m.member?.email ? [m.member.email] : [])),
+    members.flatMap((m) => (m.member?.username ? [m.member.username] : [])),
+  );
+  const userMap = new Map<number, number>();
+  const localOf = (m: ExportedMember): number | null =>
+    (m.email ? found.byEmail.find((u) => u.email_lower === m.email || u.public_email.toLowerCase() === m.email)?.id : undefined) ??
+    (m.username ? found.byName.find((u) => u.username_lower === m.username)?.id : undefined) ??
+    null;
+  const mapping = mapsImportedMembers(importer);
+  for (const m of members) if (mapping && m.member && m.member.oldUserId !== null) {
+    const local = localOf(m.member);
+    if (local !== null) userMap.set(m.member.oldUserId, local);
+  }
+  const mapUser = (old: number | null) => (old !== null ? (userMap.get(old) ?? importerId) : importerId);
+  const mapKnownUser = (old: number) => userMap.get(old) ?? null;
+
+  // Attributes: the archive's, then override_params, within what the namespace and instance allow.
+  const patch: Partial<ProjectRow> = { ...projectPatchFrom(r.attributes) };
+  const settings = await projectSettings(c);
+  const fail = async (tx: Db, relation: string, line: number, err: RecordError) =>
+    insertImportFailure(tx, {
+      project_id: project.id, correlation_id: correlationId, relation_key: relation, relation_index: line, exception_class: err.exceptionClass,
+      exception_message: err.message, source: 'process_relation_item!', retry_count: 0, created_at: nowIso(),
+    });
+
+  await inTransaction(c.db, async (tx) => {
+    for (const name of ['project_feature', 'ci_cd_settings'] as const) {
+      if (!exists(name)) continue;
+      for await (const { record } of readNdjson(relations(name))) {
+        Object.assign(patch, name === 'project_feature' ? projectFeaturePatch(record) : ciCdSettingsPatch(record));
+      }
+    }
+    Object.assign(patch, r.override);
+    let level = r.overrideVisibility ?? patch.visibility_level ?? project.visibility_level;
+    if (ns.kind === 'group') level = Math.min(level, ns.visibility_level);
+    if (!importer?.admin && settings.restrictedVisibilityLevels.includes(level)) level = project.visibility_level;
+    const finalPatch: Partial<ProjectRow> = { ...patch, visibility_level: level, default_branch: r.head ?? (patch.default_branch as string | undefined) ?? project.default_branch };
+    delete (finalPatch as Record<string, unknown>).id;
+
+    for (const m of members) {
+      if (m.error) {
+        await fail(tx, 'project_members', m.line, m.error);
+        continue;
+      }
+      const local = mapping ? localOf(m.member!) : null;
+      // The importer's own role stays as the project's creation gave it.
+      if (local === null || local === importerId) continue;
+      await insertProjectMember(tx, { project_id: project.id, user_id: local, access_level: m.member!.accessLevel, expires_at: m.member!.expiresAt, created_by_id: importerId, now });
+    }
+    // The importer administers what it imported (the reference's default member).
+    if (ns.kind === 'group') await insertProjectMember(tx, { project_id: project.id, user_id: importerId, access_level: ACCESS.MAINTAINER, expires_at: null, created_by_id: importerId, now });
+
+    await deleteProtectedBranches(tx, project.id);
+    if (exists('protected_branches')) {
+      for await (const { line, record } of readNdjson(relations('protected_branches'))) {
+        try {
+          const pb = protectedBranchFrom(record, mapKnownUser);
+          if (!(await insertProtectedBranchRow(tx, { project_id: project.id, name: pb.name, allow_force_push: pb.allowForcePush, code_owner_approval_required: pb.codeOwnerApprovalRequired, now }, pb.entries))) {
+            throw new RecordError('ActiveRecord::RecordInvalid', 'Validation failed: Name has already been taken');
+          }
+        } catch (err) {
+          if (!(err instanceof RecordError)) throw err;
+          await fail(tx, 'protected_branches', line, err);
+        }
+      }
+    }
+    if (exists('custom_attributes')) {
+      for await (const { line, record } of readNdjson(relations('custom_attributes'))) {
+        try {
+          const a = customAttributeFrom(record);
+          if (!(await insertProjectCustomAttribute(tx, { project_id: project.id, key: a.key, value: a.value, now }))) {
+            throw new RecordError('ActiveRecord::RecordInvalid', 'Validation failed: Key has already been taken');
+          }
+        } catch (err) {
+          if (!(err instanceof RecordError)) throw err;
+          await fail(tx, 'custom_attributes', line, err);
+        }
+      }
+    }
+    if (exists('ci_pipelines')) {
+      let nextIid = (await lastPipelineIid(tx, project.id)) + 1;
+      const commits = new Map<string, Awaited<ReturnType<typeof readCommit>>>();
+      const repo = repositoryDir(c, project.id);
+      for await (const { line, record } of readNdjson(relations('ci_pipelines'))) {
+        try {
+          const p = pipelineFrom(record, mapUser, now);
+          if (!commits.has(p.row.sha)) commits.set(p.row.sha, r.head ? await readCommit(repo, p.row.sha).catch(() => null) : null);
+          const commit = commits.get(p.row.sha);
+          const row = {
+            ...p.row, project_id: project.id, iid: p.iid ?? nextIid,
+            commit_message: commit?.message ?? null, commit_author_name: commit?.authorName ?? null,
+            commit_author_email: commit?.authorEmail ?? null, commit_created_at: commit?.authoredDate ? new Date(commit.authoredDate).toISOString() : null,
+          };
+          const jobs = p.jobs.map((j) => ({ ...j, project_id: project.id }));
+          if (!(await insertImportedPipeline(tx, row, jobs))) {
+            // its iid is taken (an archive with two pipelines of one iid): the next free one
+            if (!(await insertImportedPipeline(tx, { ...row, iid: Math.max(nextIid, (await lastPipelineIid(tx, project.id)) + 1) }, jobs))) {
+              throw new RecordError('ActiveRecord::RecordNotUnique', 'PG::UniqueViolation');
+            }
+          }
+          nextIid = Math.max(nextIid, (await lastPipelineIid(tx, project.id)) + 1);
+        } catch (err) {
+          if (!(err instanceof RecordError)) throw err;
+          await fail(tx, 'ci_pipelines', line, err);
+        }
+      }
+    }
+    await patchImportedProject(tx, project.id, { ...finalPatch, import_status: 'finished', import_error: null, updated_at: nowIso() });
+  });
+}
+
+/** uploads/<secret>/<file> and avatar/<file> of the archive into blob storage; the avatar's name, if any. */
+async function restoreFiles(c: Container, projectId: number, dir: string): Promise<string | null> {
+  const uploads = path.join(dir, FILES.uploadsDir);
+  if (fs.existsSync(uploads)) {
+    for (const secret of await fs.promises.readdir(uploads)) {
+      if (!/^[0-9a-f]{32}$/.test(secret)) continue;
+      for (const file of await fs.promises.readdir(path.join(uploads, secret))) {
+        const full = path.join(uploads, secret, file);
+        if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(file) || !(await fs.promises.stat(full)).isFile()) continue;
+        await c.storage.put(`projects/${projectId}/uploads/${secret}/${file}`, fs.createReadStream(full));
+      }
+    }
+  }
+  const avatarDir = path.join(dir, FILES.avatarDir);
+  if (fs.existsSync(avatarDir)) {
+    const file = (await fs.promises.readdir(avatarDir)).find((f) => /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(f));
+    if (file && (await fs.promises.stat(path.join(avatarDir, file))).size <= 200 * 1024) {
+      await c.storage.put(`projects/${projectId}/avatar/${file}`, fs.createReadStream(path.join(avatarDir, file)));
+      return file;
+    }
+  }
+  return null;
+}
+
+/** overwrite: the finished import takes the replaced project's path and name; the old one goes. */
+async function completeOverwrite(c: Container, projectId: number): Promise<void> {
+  const imp = await findImport(c.db, projectId);
+  if (!imp || imp.replaces_project_id === null) return;
+  const oldId = imp.replaces_project_id;
+  await destroyProjectRows(c.db, oldId, async (tx) => {
+    await c.queue.enqueue(PROJECT_DESTROY_JOB, { projectId: oldId }, { trx: tx });
+  });
+  const p = (await findProjectById(c.db, projectId))!;
+  const ns = (await findNamespaceById(c.db, p.namespace_id))!;
+  const full = `${ns.full_path}/${imp.original_path}`;
+  await updateProjectRow(c.db, projectId, { path: imp.original_path!, name: imp.original_name!, full_path: full, full_path_lower: full.toLowerCase(), updated_at: nowIso() });
+  await updateImport(c.db, projectId, { replaces_project_id: null, updated_at: nowIso() });
+}

@@ -1,0 +1,70 @@
+// kill -9 during an export and during an import: another node takes the job over once the lease
+// has run out, and each ends finished, never stuck in `started`.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { makeRepoProject } from '../helpers/repository_content.js';
+import { plannedJob } from '../helpers/ci.js';
+import { refSha } from '../helpers/repository.js';
+import { postImport } from '../helpers/import_export.js';
+import { spawnWorker, waitFor, type ChildWorker } from '../helpers/queue.js';
+import { insertFinishedPipelinesBulk } from '../../src/db/repos/bulk_ci.js';
+
+const FIXTURE = '../import_export/fixtures/worker.ts';
+
+for (const dialect of DIALECTS) {
+  describe(`export and import survive kill -9 (${dialect})`, () => {
+    let t: TestApp;
+    const children: ChildWorker[] = [];
+    const node = async () => {
+      const w = spawnWorker(t.c.config, { WORKER_LEASE_MS: '1500', ANVIL_SECRET_KEY: 'k'.repeat(40) }, FIXTURE);
+      children.push(w);
+      await w.line(/^ready$/);
+      return w;
+    };
+    const kill = async (w: ChildWorker) => {
+      w.child.kill('SIGKILL');
+      assert.equal((await w.exited).signal, 'SIGKILL');
+    };
+    before(async () => { t = await buildTestApp(dialect, { ANVIL_SECRET_KEY: 'k'.repeat(40) }); });
+    after(async () => {
+      for (const w of children) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+      await t.close();
+    });
+
+    it('an export and then an import, each killed while started, finish on the next node', async () => {
+      const p = await makeRepoProject(t, { name: 'Crashy' });
+      const sha = await refSha(t, p.id, 'refs/heads/main');
+      // enough rows that the job is still running when the test kills its node
+      await insertFinishedPipelinesBulk(t.c.db, { projectId: p.id, userId: 1, sha, pipelines: 1500, jobsPerPipeline: 6, options: JSON.stringify(plannedJob('x')) });
+
+      const exportStatus = async () => (await t.get(`/api/v4/projects/${p.id}/export`)).body.export_status;
+      assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/export`, {})).status, 202);
+      const first = await node();
+      await waitFor('the export to start', async () => (await exportStatus()) === 'started', 60_000);
+      await kill(first);
+      assert.equal(await exportStatus(), 'started', 'killed mid-export');
+      const second = await node();
+      await waitFor('the export to end', async () => ['finished', 'none'].includes(await exportStatus()), 120_000);
+      assert.equal(await exportStatus(), 'finished');
+      await kill(second);
+
+      const archive = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${p.id}/export/download`, headers: { 'private-token': t.rootToken } });
+      assert.equal(archive.statusCode, 200);
+      const r = await postImport(t, archive.rawPayload, [['path', 'crashy-copy']]);
+      assert.equal(r.status, 201, r.text);
+      const importStatus = async () => (await t.get(`/api/v4/projects/${r.body.id}/import`)).body.import_status;
+      const third = await node();
+      await waitFor('the import to start', async () => (await importStatus()) === 'started', 60_000);
+      await kill(third);
+      assert.equal(await importStatus(), 'started', 'killed mid-import');
+      const fourth = await node();
+      await waitFor('the import to end', async () => ['finished', 'failed'].includes(await importStatus()), 120_000);
+      const st = (await t.get(`/api/v4/projects/${r.body.id}/import`)).body;
+      assert.equal(st.import_status, 'finished', st.import_error);
+      const count = await t.c.db.selectFrom('ci_pipelines').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', r.body.id).executeTakeFirstOrThrow();
+      assert.equal(Number(count.n), 1500, 'the import landed once, whole');
+      await kill(fourth);
+    });
+  });
+}
