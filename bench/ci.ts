@@ -67,7 +67,7 @@ async function seed(ctx: BenchContext): Promise<SeededCi> {
   );
 
   const t = process.hrtime.bigint();
-  const db = openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
+  const db = await openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
   try {
     const root = await ctx.api('GET', '/api/v4/user');
     const options = (await db.selectFrom('ci_jobs').select('options').where('project_id', '=', project.id).limit(1).executeTakeFirstOrThrow()).options;
@@ -110,7 +110,7 @@ async function waitForIdle(ctx: BenchContext, projectId: number): Promise<boolea
 
 /** started_at of every job of these pipelines, ascending (ms since epoch). */
 async function startedTimes(ctx: BenchContext, pipelineIds: number[]): Promise<number[]> {
-  const db = openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
+  const db = await openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
   try {
     const rows = await db.selectFrom('ci_jobs').select('started_at').where('pipeline_id', 'in', pipelineIds).where('started_at', 'is not', null).execute();
     return rows.map((r) => Date.parse(r.started_at!)).sort((a, b) => a - b);

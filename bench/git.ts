@@ -101,15 +101,15 @@ async function seed(ctx: BenchContext): Promise<SeededGit> {
 
 /** Waits until the server's background jobs (publication, refresh) have run. */
 export async function waitForIdleQueue(ctx: BenchContext): Promise<void> {
-  const db = openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
+  const db = await openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
   try {
-    for (let i = 0; i < 600; i++) {
+    for (let i = 0; i < 1800; i++) {
       const busy = await countDueJobs(db, new Date().toISOString());
       if (busy === 0) return;
       await new Promise((r) => setTimeout(r, 100));
     }
     const left = await countJobsByState(db);
-    throw new Error(`background jobs did not finish within 60 s: ${JSON.stringify(left)}`);
+    throw new Error(`background jobs did not finish within 180 s: ${JSON.stringify(left)}`);
   } finally {
     await db.destroy();
   }

@@ -70,7 +70,7 @@ async function seed(ctx: BenchContext): Promise<SeededImportExport> {
     await git(['push', '--quiet', remote.toString(), 'main:refs/heads/main'], { gitDir: local });
     const sha = await gitText(['rev-parse', 'main'], { gitDir: local });
     await waitForIdleQueue(ctx); // the push's follow-up jobs write too (SQLite has one writer)
-    const db = openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
+    const db = await openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
     try {
       const root = await ctx.api('GET', '/api/v4/user');
       const options = JSON.stringify({ name: 'job', stage: 'test', stageIdx: 0, type: 'build', when: 'on_success', script: ['true'] });

@@ -32,7 +32,7 @@ async function seed(ctx: BenchContext): Promise<SeededProjects> {
     owners.push({ namespaceId: g.id, fullPath: g.full_path, creatorId: root.id });
   }
 
-  const db = openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
+  const db = await openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
   try {
     const levels = [0, 10, 20, 20]; // private, internal, public, public
     const rows: NewProject[] = [];

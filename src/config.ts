@@ -12,6 +12,9 @@ export interface Config {
   databaseUrl: string | null;
   /** Base of every web_url, Link header and clone URL; no trailing slash. */
   externalUrl: string;
+  /** externalUrl's host with its port, and without (container registry prefix, SSH clone URLs, no-reply e-mails). */
+  externalHost: string;
+  externalHostname: string;
   rootPassword: string | null;
   rootToken: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -152,9 +155,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const defaultExternal = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const externalUrl = (env.ANVIL_EXTERNAL_URL || defaultExternal).replace(/\/+$/, '');
+  let parsed: URL;
   try {
-    const u = new URL(externalUrl);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+    parsed = new URL(externalUrl);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
   } catch {
     throw new ConfigError(`ANVIL_EXTERNAL_URL must be an http(s) URL, got "${env.ANVIL_EXTERNAL_URL}"`);
   }
@@ -190,6 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     externalUrl,
+    externalHost: parsed.host,
+    externalHostname: parsed.hostname,
     rootPassword,
     rootToken,
     logLevel,

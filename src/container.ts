@@ -31,7 +31,7 @@ export function createLogger(config: Config, dest?: pino.DestinationStream): Log
 
 export async function createContainer(config: Config, opts: { log?: Logger } = {}): Promise<Container> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const db = openDatabase(config);
+  const db = await openDatabase(config);
   await migrateToLatest(db);
   const log = opts.log ?? createLogger(config);
   const c: Container = {

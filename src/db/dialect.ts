@@ -1,6 +1,6 @@
 // Everything that differs between SQLite and PostgreSQL lives here.
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -10,9 +10,6 @@ import {
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
-
-// int8 (count(*), sums) arrives as a string from pg; every number we store fits in a double.
-pg.types.setTypeParser(20, (v) => Number(v));
 
 const WRAPPED = Symbol('outOfRangeMatchesNothing');
 const MATCHING = /^\s*(select|update|delete|with)\b/i;
@@ -45,8 +42,12 @@ function outOfRangeMatchesNothing(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
-export function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Kysely<DB> {
+export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Promise<Kysely<DB>> {
   if (opts.databaseUrl) {
+    // Loaded only for PostgreSQL: a SQLite start-up skips its module loading (about 25 ms).
+    const { default: pg } = await import('pg');
+    // int8 (count(*), sums) arrives as a string from pg; every number we store fits in a double.
+    pg.types.setTypeParser(20, (v) => Number(v));
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     // An idle connection that the server terminates (restart, failover) is an 'error' event on the
     // pool; unhandled, it would crash the process. The pool drops that client; the next query reconnects.

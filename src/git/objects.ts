@@ -257,6 +257,14 @@ export async function readCommit(dir: string, rev: string): Promise<CommitInfo |
   return parseCommits(r.stdout.toString('utf8'))[0] ?? null;
 }
 
+/** The commits with these shas (any order); shas that name no commit are left out. */
+export async function readCommitsBySha(dir: string, shas: string[]): Promise<CommitInfo[]> {
+  const valid = shas.filter((s) => /^[0-9a-f]{40}$/.test(s));
+  if (valid.length === 0) return [];
+  const r = await git(['log', '--no-walk=unsorted', `--format=%x1e${FIELDS.join('%x1f')}`, ...valid, '--'], { gitDir: dir, okCodes: [128] });
+  return r.code === 0 ? parseCommits(r.stdout.toString('utf8')) : [];
+}
+
 /** Lines added and removed by a commit against its first parent (binary files count nothing). */
 export async function commitStats(dir: string, c: CommitInfo): Promise<{ additions: number; deletions: number; total: number }> {
   const base = c.parentIds[0] ?? EMPTY_TREE;

@@ -1,6 +1,6 @@
 // Branch plumbing: list branches with their commits in one git run, create and delete a ref
 // atomically (old-value checked), and which branches are merged into another. One git process
-// per operation, never one per branch: a repository with thousands of branches lists fast.
+// per operation, never one per branch. (The branches API lists through ref_files.ts, without git.)
 import { git, isSafeArg, safeArg } from './git.js';
 import type { CommitInfo } from './objects.js';
 import { ZERO_SHA } from './repository.js';

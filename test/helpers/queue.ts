@@ -29,7 +29,7 @@ export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeout
 }
 
 /** Another connection (pool) to the test's database: a second node. */
-export const openSecondDb = (config: Config): Kysely<DB> => openDatabase(config);
+export const openSecondDb = (config: Config): Promise<Kysely<DB>> => openDatabase(config);
 
 export interface ChildWorker {
   child: ChildProcess;

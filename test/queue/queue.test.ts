@@ -159,7 +159,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('two nodes with several workers each run 200 jobs exactly once', async () => {
-      const db2 = openSecondDb(t.c.config);
+      const db2 = await openSecondDb(t.c.config);
       extraDbs.push(db2);
       const a = queue({ workers: 4, name: 'node-a' });
       const b = queue({ workers: 4, name: 'node-b' }, db2);

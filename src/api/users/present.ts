@@ -35,8 +35,8 @@ function workInformation(u: UserRow): string | null {
 
 function presentProfile(c: Container, v: UserView): Static<typeof UserProfile> {
   const u = v.user;
-  const out: Static<typeof UserProfile> = {
-    ...presentUserBasic(c, u),
+  // Object.assign onto the smaller form, not a spread into a long literal: V8 builds that spread many times slower.
+  const out: Static<typeof UserProfile> = Object.assign(presentUserBasic(c, u), {
     bio: u.bio,
     location: u.location,
     public_email: u.public_email,
@@ -50,7 +50,7 @@ function presentProfile(c: Container, v: UserView): Static<typeof UserProfile> {
     bot: u.bot === 1,
     work_information: workInformation(u),
     local_time: null,
-  };
+  });
   if (v.profileVisible) {
     out.created_at = u.created_at;
     out.followers = 0;
@@ -61,14 +61,13 @@ function presentProfile(c: Container, v: UserView): Static<typeof UserProfile> {
 }
 
 function commitEmail(c: Container, u: UserRow): string {
-  if (u.commit_email === PRIVATE_COMMIT_EMAIL) return `${u.id}-${u.username}@users.noreply.${new URL(c.config.externalUrl).hostname}`;
+  if (u.commit_email === PRIVATE_COMMIT_EMAIL) return `${u.id}-${u.username}@users.noreply.${c.config.externalHostname}`;
   return u.commit_email || u.email;
 }
 
 function presentPublic(c: Container, v: UserView): Static<typeof UserPublic> {
   const u = v.user;
-  return {
-    ...presentProfile(c, { ...v, profileVisible: true, viewerSignedIn: true }),
+  return Object.assign(presentProfile(c, { ...v, profileVisible: true, viewerSignedIn: true }), {
     created_at: u.created_at,
     followers: 0,
     following: 0,
@@ -89,15 +88,15 @@ function presentPublic(c: Container, v: UserView): Static<typeof UserPublic> {
     external: u.external === 1,
     private_profile: u.private_profile === 1,
     commit_email: commitEmail(c, u),
-  };
+  });
 }
 
 function presentWithAdmin(c: Container, v: UserView): Static<typeof UserWithAdmin> {
-  return { ...presentPublic(c, v), is_admin: v.user.admin === 1, note: v.user.note, namespace_id: v.user.namespace_id };
+  return Object.assign(presentPublic(c, v), { is_admin: v.user.admin === 1, note: v.user.note, namespace_id: v.user.namespace_id });
 }
 
 function presentDetailsWithAdmin(c: Container, v: UserView): Static<typeof UserDetailsWithAdmin> {
-  return { ...presentWithAdmin(c, v), highest_role: v.highestRole, current_sign_in_ip: null, last_sign_in_ip: null, sign_in_count: 0 };
+  return Object.assign(presentWithAdmin(c, v), { highest_role: v.highestRole, current_sign_in_ip: null, last_sign_in_ip: null, sign_in_count: 0 });
 }
 
 /** A user in the entity its view asks for, with `custom_attributes` when they were asked for. */

@@ -39,6 +39,20 @@ export const updateMember = (db: Kysely<DB>, id: number, patch: Updateable<Membe
 export const deleteMember = (db: Kysely<DB>, id: number) => db.deleteFrom('members').where('id', '=', id).execute();
 
 /** The user's live memberships among the given sources of one type. */
+/** The user's live memberships in the groups with these full paths (lowercase), with each group's path. */
+export const groupMembershipsByPaths = (db: Kysely<DB>, userId: number, pathsLower: string[], today: string) =>
+  pathsLower.length === 0
+    ? Promise.resolve([] as { full_path_lower: string; access_level: number }[])
+    : db
+        .selectFrom('members')
+        .innerJoin('namespaces', 'namespaces.id', 'members.source_id')
+        .select(['namespaces.full_path_lower', 'members.access_level'])
+        .where('members.user_id', '=', userId)
+        .where('members.source_type', '=', 'Namespace')
+        .where('namespaces.full_path_lower', 'in', pathsLower)
+        .where(notExpired(today))
+        .execute();
+
 export const membershipsIn = (db: Kysely<DB>, userId: number, type: SourceType, sourceIds: number[], today: string) =>
   sourceIds.length === 0
     ? Promise.resolve([] as MemberRow[])

@@ -3,13 +3,26 @@ import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
 import type { DB, OauthAccessTokensTable, PersonalAccessTokensTable, SessionsTable } from '../schema.js';
+import type { UserRow } from './users.js';
 
 export type PersonalAccessTokenRow = Selectable<PersonalAccessTokensTable>;
 export type OauthTokenRow = Selectable<OauthAccessTokensTable>;
 export type SessionRow = Selectable<SessionsTable>;
 
-export const findPatByDigest = (db: Kysely<DB>, tokenDigest: string) =>
-  db.selectFrom('personal_access_tokens').selectAll().where('token_digest', '=', tokenDigest).executeTakeFirst();
+/** The token's fields that authentication reads, and its user, in one read (it runs on every request). */
+export async function findPatWithUserByDigest(db: Kysely<DB>, tokenDigest: string) {
+  const row = await db
+    .selectFrom('personal_access_tokens as t')
+    .innerJoin('users', 'users.id', 't.user_id')
+    .selectAll('users')
+    .select(['t.id as t_id', 't.scopes as t_scopes', 't.impersonation as t_impersonation', 't.revoked as t_revoked', 't.expires_at as t_expires_at', 't.last_used_at as t_last_used_at'])
+    .where('t.token_digest', '=', tokenDigest)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { t_id, t_scopes, t_impersonation, t_revoked, t_expires_at, t_last_used_at, ...user } = row;
+  const pat = { id: t_id, scopes: t_scopes, impersonation: t_impersonation, revoked: t_revoked, expires_at: t_expires_at, last_used_at: t_last_used_at };
+  return { pat, user: user as UserRow };
+}
 
 export const findPatById = (db: Kysely<DB>, id: number) =>
   db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();

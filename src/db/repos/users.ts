@@ -14,6 +14,9 @@ export type NewUser = Insertable<UsersTable>;
 export const findUserById = (db: Kysely<DB>, id: number) =>
   db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 
+export const findUsersByIds = (db: Kysely<DB>, ids: number[]) =>
+  ids.length === 0 ? Promise.resolve([] as UserRow[]) : db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+
 export const findUserByUsername = (db: Kysely<DB>, username: string) =>
   db.selectFrom('users').selectAll().where('username_lower', '=', username.toLowerCase()).executeTakeFirst();
 

@@ -1,7 +1,7 @@
 // Turning a credential into an Actor, and sudo. The HTTP layer only extracts credentials.
 import type { Container } from '../context.js';
 import { jobByTokenDigest } from '../../db/repos/ci_jobs.js';
-import { findOauthByDigest, findPatByDigest, findSessionByDigest, touchPat } from '../../db/repos/tokens.js';
+import { findOauthByDigest, findPatWithUserByDigest, findSessionByDigest, touchPat } from '../../db/repos/tokens.js';
 import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isJobTokenShaped } from '../ci/job_token.js';
 import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.js';
@@ -42,12 +42,11 @@ async function fromToken(c: Container, value: string, oauthOnly: boolean, jobTok
   if (jobToken && isJobTokenShaped(value)) return fromJobToken(c, value);
   const d = digest(value);
   if (!oauthOnly) {
-    const pat = await findPatByDigest(c.db, d);
-    if (pat) {
+    const found = await findPatWithUserByDigest(c.db, d);
+    if (found) {
+      const { pat, user } = found;
       if (pat.revoked || (pat.expires_at !== null && pat.expires_at <= today())) throw unauthorized();
       if (pat.impersonation && !c.config.impersonationEnabled) throw unauthorized();
-      const user = await findUserById(c.db, pat.user_id);
-      if (!user) throw unauthorized();
       ensureActive(user);
       // last_used_at is advisory; write it at most once a minute per token
       const now = nowIso();

@@ -15,6 +15,7 @@ import {
   type BranchRef,
   type CommitInfo,
 } from '../../git/refs.js';
+import { branchTips, commitsBySha, mergedBranches } from '../../git/ref_files.js';
 import { commitSingleFile, countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import { actingAs, type Actor } from '../auth/actor.js';
 import { apiError, DomainError, forbidden, notFound } from '../errors.js';
@@ -52,7 +53,8 @@ async function readable(c: Container, actor: Actor | null, idOrPath: number | st
 async function views(c: Container, actor: Actor | null, project: ProjectRow, access: ProjectAccess, refs: BranchRef[]): Promise<BranchView[]> {
   const dir = repositoryDir(c, project.id);
   const set = await loadProtection(c, project.id);
-  const merged = project.default_branch ? await mergedInto(dir, project.default_branch, refs.map((r) => r.name)) : new Set<string>();
+  const head = project.default_branch ? branchTips(dir).get(project.default_branch) : undefined;
+  const merged = head ? await mergedBranches(dir, head, new Map(refs.map((r) => [r.name, r.commit.id]))) : new Set<string>();
   const who: Pusher | null = actor ? { actor, access } : null;
   const out: BranchView[] = [];
   for (const r of refs) {
@@ -81,8 +83,8 @@ export function branchSearch(names: string[], search: string | undefined): strin
 }
 
 /**
- * GET /projects/:id/repository/branches: sorted by name. The names come from one for-each-ref;
- * only the page's branches are read in full (one more run) and checked for merged (one more).
+ * GET /projects/:id/repository/branches: sorted by name. Names and tips are read from the
+ * repository's ref files; the page's commits and merged answers come from git only the first time.
  */
 export async function listBranches(
   c: Container,
@@ -93,11 +95,13 @@ export async function listBranches(
 ): Promise<PageResult<BranchView>> {
   const { row, access } = await readable(c, actor, idOrPath);
   const dir = repositoryDir(c, row.id);
-  const names = branchSearch(await branchNames(dir), search);
+  const tips = branchTips(dir);
+  const names = branchSearch([...tips.keys()], search);
   const perPage = page.perPage;
   const start = page.kind === 'offset' ? (page.page - 1) * perPage : 0;
   const slice = names.slice(start, start + perPage);
-  const refs = await branchesWithCommits(dir, slice);
+  const commits = await commitsBySha(dir, slice.map((n) => tips.get(n)!));
+  const refs = slice.filter((n) => commits.has(tips.get(n)!)).map((name) => ({ name, commit: commits.get(tips.get(name)!)! }));
   return { items: await views(c, actor, row, access, refs), total: names.length, hasNext: start + perPage < names.length };
 }
 

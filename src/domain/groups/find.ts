@@ -34,8 +34,10 @@ export async function findGroup(c: Container, actor: Actor | null, idOrPath: num
 
 /** Adds full names (ancestor names joined by " / ") to group rows, in one query. */
 export async function withFullNames(c: Container, rows: NamespaceRow[]): Promise<GroupView[]> {
-  const paths = [...new Set(rows.flatMap((r) => selfAndAncestorPaths(r.full_path_lower)))];
-  const names = new Map((await findNamespacesByFullPaths(c.db, paths)).map((r) => [r.full_path_lower, r.name]));
+  // Only the groups above these rows need reading (a top-level group needs no query).
+  const names = new Map(rows.map((r) => [r.full_path_lower, r.name]));
+  const missing = [...new Set(rows.flatMap((r) => selfAndAncestorPaths(r.full_path_lower)))].filter((p) => !names.has(p));
+  for (const r of await findNamespacesByFullPaths(c.db, missing)) names.set(r.full_path_lower, r.name);
   return rows.map((row) => ({
     row,
     fullName: selfAndAncestorPaths(row.full_path_lower)

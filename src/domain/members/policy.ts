@@ -9,7 +9,7 @@ import {
   selfAndAncestorPaths,
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
-import { groupMembershipsOf, membershipsIn, type SourceType } from '../../db/repos/members.js';
+import { groupMembershipsByPaths, groupMembershipsOf, membershipsIn, type SourceType } from '../../db/repos/members.js';
 import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
 import { today } from '../shared/time.js';
 
@@ -37,9 +37,26 @@ export async function selfAndAncestorIds(c: Container, group: NamespaceRow): Pro
 
 /** The user's level in a group: the highest of its live memberships in the group and the groups above it. */
 export async function accessLevelInGroup(c: Container, userId: number, group: NamespaceRow): Promise<number> {
-  if (group.kind !== 'group') return group.owner_id === userId ? ACCESS.OWNER : ACCESS.NONE;
-  const rows = await membershipsIn(c.db, userId, 'Namespace', await selfAndAncestorIds(c, group), today());
-  return Math.max(ACCESS.NONE, ...rows.map((r) => r.access_level));
+  return (await accessLevelsInNamespaces(c, userId, [group])).get(group.id)!;
+}
+
+/**
+ * accessLevelInGroup for many namespaces in one query: a group's level is the highest live
+ * membership in it or a group above it; a personal namespace gives its owner the owner role.
+ */
+export async function accessLevelsInNamespaces(c: Container, userId: number, namespaces: NamespaceRow[]): Promise<Map<number, number>> {
+  const chainOf = (n: NamespaceRow) => selfAndAncestorPaths(n.full_path_lower);
+  const paths = [...new Set(namespaces.filter((n) => n.kind === 'group').flatMap(chainOf))];
+  const byPath = new Map<string, number>();
+  for (const m of await groupMembershipsByPaths(c.db, userId, paths, today())) {
+    byPath.set(m.full_path_lower, Math.max(byPath.get(m.full_path_lower) ?? ACCESS.NONE, m.access_level));
+  }
+  const out = new Map<number, number>();
+  for (const n of namespaces) {
+    if (n.kind !== 'group') out.set(n.id, n.owner_id === userId ? ACCESS.OWNER : ACCESS.NONE);
+    else out.set(n.id, Math.max(ACCESS.NONE, ...chainOf(n).map((p) => byPath.get(p) ?? ACCESS.NONE)));
+  }
+  return out;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound } from '../errors.js';
 import { canReadProject, projectAccess, type ProjectAccess } from './policy.js';
 
-const PROJECT_NOT_FOUND = () => notFound('Project');
+export const projectNotFound = () => notFound('Project');
 
 /** `group/sub/project` → the project in that namespace, whatever the stored full path says. */
 async function findByPath(c: Container, fullPath: string): Promise<ProjectRow | undefined> {
@@ -35,12 +35,18 @@ export interface FoundProject {
 
 /** A project by id, full path (old paths redirect) or alias that the actor may see; else 404 Project Not Found. */
 export async function findProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
+  const row = await findProjectRow(c, idOrPath);
+  const access = await projectAccess(c, actor, row);
+  if (!canReadProject(access)) throw projectNotFound();
+  return { row, access };
+}
+
+/** A project by id, full path (old paths redirect) or alias, whoever asks; else 404. Check access before answering with it. */
+export async function findProjectRow(c: Container, idOrPath: number | string): Promise<ProjectRow> {
   const s = String(idOrPath);
   const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
-  if (!row) throw PROJECT_NOT_FOUND();
-  const access = await projectAccess(c, actor, row);
-  if (!canReadProject(access)) throw PROJECT_NOT_FOUND();
-  return { row, access };
+  if (!row) throw projectNotFound();
+  return row;
 }
 
 /** A project the actor may see (else 404) and act on as `allowed` says (else 403). */

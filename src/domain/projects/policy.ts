@@ -7,7 +7,7 @@ import type { ProjectRow } from '../../db/repos/projects.js';
 import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
 import { forbidden } from '../errors.js';
 import { ACCESS, accessLevelIn, accessLevelInGroup, visibleLevelsFor } from '../members/policy.js';
-import { sharedAccessLevels } from './shared_access.js';
+import { liveLinksOfProjects, sharedAccessLevels } from './shared_access.js';
 
 export interface ProjectAccess {
   /** The actor's effective role (0 for none, anonymous or blocked). */
@@ -27,7 +27,7 @@ export interface ProjectAccess {
 export async function roleInProject(c: Container, userId: number, p: ProjectRow): Promise<number> {
   return Math.max(
     await accessLevelIn(c, userId, { type: 'Project', id: p.id, namespaceId: p.namespace_id }),
-    (await sharedAccessLevels(c, userId, [p.id])).get(p.id) ?? ACCESS.NONE,
+    (await sharedAccessLevels(c, userId, await liveLinksOfProjects(c, [p.id]))).get(p.id) ?? ACCESS.NONE,
   );
 }
 

@@ -28,7 +28,7 @@ import {
   type ProjectPatch,
   type ProjectRow,
 } from '../../db/repos/projects.js';
-import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
+import { findUserById, findUsersByIds, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { apiError, exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
@@ -38,7 +38,7 @@ import { findGroup, withFullNames } from '../groups/find.js';
 import { findNamespace } from '../namespaces/find.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
-import { ACCESS, VISIBILITY, accessLevelInGroup, relatedGroupIds, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
+import { ACCESS, VISIBILITY, accessLevelInGroup, accessLevelsInNamespaces, relatedGroupIds, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { randomToken } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
@@ -46,12 +46,13 @@ import {
   accessFor,
   canAdminProject,
   canCreateProjectIn,
+  canReadProject,
   isProjectOwner,
   type ProjectAccess,
 } from './policy.js';
-import { findProject } from './find.js';
+import { findProject, findProjectRow, projectNotFound } from './find.js';
 import { personalProjectsLimitError } from './limits.js';
-import { sharedAccessLevels, visibleSharedGroups, type SharedGroupView } from './shared_access.js';
+import { liveLinksOfProjects, sharedAccessLevels, visibleSharedGroups, type SharedGroupView } from './shared_access.js';
 
 // ---- instance defaults ----
 
@@ -117,26 +118,21 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
   const groupViews = await withFullNames(c, nsRows.filter((n) => n.kind === 'group'));
   const fullNames = new Map(groupViews.map((g) => [g.row.id, g.fullName]));
   const namespaces = new Map(nsRows.map((n) => [n.id, n]));
-  const owners = new Map<number, UserRow>();
-  for (const n of nsRows) {
-    if (n.kind !== 'group' && n.owner_id !== null && !owners.has(n.owner_id)) {
-      const u = await findUserById(c.db, n.owner_id);
-      if (u) owners.set(n.owner_id, u);
-    }
-  }
+  const ownerIds = nsRows.filter((n) => n.kind !== 'group' && n.owner_id !== null).map((n) => n.owner_id!);
+  const owners = new Map((await findUsersByIds(c.db, [...new Set(ownerIds)])).map((u) => [u.id, u]));
   const topics = await topicsOf(c.db, rows.map((r) => r.id));
 
   const direct = new Map<number, number>();
   const nsLevel = new Map<number, number>();
   const groupLevel = new Map<number, number>();
   let shared = new Map<number, number>();
+  const links = await liveLinksOfProjects(c, rows.map((r) => r.id));
   if (actor) {
-    shared = await sharedAccessLevels(c, actor.user.id, rows.map((r) => r.id));
+    shared = await sharedAccessLevels(c, actor.user.id, links);
     for (const m of await membershipsIn(c.db, actor.user.id, 'Project', rows.map((r) => r.id), today())) direct.set(m.source_id, m.access_level);
-    for (const n of nsRows) {
-      const level = await accessLevelInGroup(c, actor.user.id, n);
-      nsLevel.set(n.id, level);
-      if (n.kind === 'group' && level > ACCESS.NONE) groupLevel.set(n.id, level);
+    for (const [id, level] of await accessLevelsInNamespaces(c, actor.user.id, nsRows)) {
+      nsLevel.set(id, level);
+      if (namespaces.get(id)!.kind === 'group' && level > ACCESS.NONE) groupLevel.set(id, level);
     }
   }
 
@@ -147,15 +143,17 @@ async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[],
     for (const v of await buildViews(c, actor, sources, { full: false }, depth + 1)) if (v.access.canRead) forkedViews.set(v.row.id, v);
   }
 
-  const sharedGroups = opts.full ? await visibleSharedGroups(c, actor, rows.map((r) => r.id)) : new Map<number, SharedGroupView[]>();
+  const sharedGroups = opts.full ? await visibleSharedGroups(c, actor, links) : new Map<number, SharedGroupView[]>();
+  const accessOf = (row: ProjectRow) =>
+    accessFor(actor, row, Math.max(direct.get(row.id) ?? 0, nsLevel.get(row.namespace_id) ?? 0, shared.get(row.id) ?? 0));
   // One project's figures are computed now if never cached (bounded: once per project); a longer list's missing ones are queued.
-  const stats = opts.statistics ? await repositoryStatistics(c, rows.map((r) => r.id), { computeMissing: rows.length === 1 }) : null;
+  const readable = rows.filter((row) => accessOf(row).canRead).map((row) => row.id);
+  const stats = opts.statistics ? await repositoryStatistics(c, readable, { computeMissing: rows.length === 1 }) : null;
 
   return rows.map((row) => {
     const namespace = namespaces.get(row.namespace_id)!;
     const own = direct.get(row.id) ?? null;
-    const level = Math.max(own ?? 0, nsLevel.get(row.namespace_id) ?? 0, shared.get(row.id) ?? 0);
-    const access = accessFor(actor, row, level);
+    const access = accessOf(row);
     return {
       row,
       namespace,
@@ -183,8 +181,10 @@ export async function getProject(
   idOrPath: number | string,
   opts: { statistics: boolean; license: boolean; withCustomAttributes?: boolean },
 ): Promise<ProjectView> {
-  const { row } = await findProject(c, actor, idOrPath);
+  // The view works out the caller's access to the project anyway: it decides the 404 here, once.
+  const row = await findProjectRow(c, idOrPath);
   const v = await view(c, actor, row, { full: actor !== null, statistics: opts.statistics, license: opts.license });
+  if (!canReadProject(v.access)) throw projectNotFound();
   return (await withCustomAttributes(c, actor, 'project', [v], opts.withCustomAttributes, (p) => p.row.id))[0];
 }
 

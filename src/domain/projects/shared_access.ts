@@ -7,21 +7,21 @@ import { findNamespacesByFullPaths, findNamespacesByIds, selfAndAncestorPaths, t
 import { liveLinksOf, type ProjectGroupLinkRow } from '../../db/repos/project_group_links.js';
 import type { Actor } from '../auth/actor.js';
 import { withFullNames } from '../groups/find.js';
-import { accessLevelInGroup, groupAccess } from '../members/policy.js';
+import { accessLevelsInNamespaces, groupAccess } from '../members/policy.js';
 import { today } from '../shared/time.js';
 
-/** The user's level in each of these projects through the groups they are shared with (absent: none). */
-export async function sharedAccessLevels(c: Container, userId: number, projectIds: number[]): Promise<Map<number, number>> {
+/** The live links of these projects to groups (one read that both functions below take). */
+export const liveLinksOfProjects = (c: Container, projectIds: number[]): Promise<ProjectGroupLinkRow[]> => liveLinksOf(c.db, projectIds, today());
+
+/** The user's level in each project through the groups these live links share it with (absent: none). */
+export async function sharedAccessLevels(c: Container, userId: number, links: ProjectGroupLinkRow[]): Promise<Map<number, number>> {
   const out = new Map<number, number>();
-  const links = await liveLinksOf(c.db, projectIds, today());
   if (links.length === 0) return out;
-  const groups = new Map((await findNamespacesByIds(c.db, [...new Set(links.map((l) => l.group_id))])).map((g) => [g.id, g]));
-  const levels = new Map<number, number>();
+  const groups = await findNamespacesByIds(c.db, [...new Set(links.map((l) => l.group_id))]);
+  const levels = await accessLevelsInNamespaces(c, userId, groups);
   for (const l of links) {
-    const group = groups.get(l.group_id);
-    if (!group) continue;
-    if (!levels.has(group.id)) levels.set(group.id, await accessLevelInGroup(c, userId, group));
-    const level = Math.min(levels.get(group.id)!, l.group_access);
+    if (!levels.has(l.group_id)) continue;
+    const level = Math.min(levels.get(l.group_id)!, l.group_access);
     if (level > (out.get(l.project_id) ?? 0)) out.set(l.project_id, level);
   }
   return out;
@@ -33,10 +33,9 @@ export interface SharedGroupView {
   fullName: string;
 }
 
-/** The live links of each project to groups the caller may see (the full form's `shared_with_groups`). */
-export async function visibleSharedGroups(c: Container, actor: Actor | null, projectIds: number[]): Promise<Map<number, SharedGroupView[]>> {
+/** Of these live links, those to groups the caller may see, per project (the full form's `shared_with_groups`). */
+export async function visibleSharedGroups(c: Container, actor: Actor | null, links: ProjectGroupLinkRow[]): Promise<Map<number, SharedGroupView[]>> {
   const out = new Map<number, SharedGroupView[]>();
-  const links = await liveLinksOf(c.db, projectIds, today());
   if (links.length === 0) return out;
   const views = await withFullNames(c, await findNamespacesByIds(c.db, [...new Set(links.map((l) => l.group_id))]));
   const visible = new Map<number, { row: NamespaceRow; fullName: string }>();

@@ -1,0 +1,127 @@
+// Branch lists without forking git: the tips are read from the repository's own files (loose refs
+// under refs/heads/ and packed-refs), and commits and "merged" answers, which never change for a
+// given sha, are kept once read. Only what was never seen before costs one git run.
+import fs from 'node:fs';
+import path from 'node:path';
+import { git, safeArg } from './git.js';
+import { readCommitsBySha, type CommitInfo } from './objects.js';
+import { HEADS } from './refs.js';
+
+interface Tips {
+  /** Branch name → commit sha, names in git's order (byte order of the refname). */
+  tips: Map<string, string>;
+  /** refs/heads/ and every directory below it, when read. */
+  dirs: string[];
+  /** Modification times of packed-refs and of those directories when read. */
+  stamp: string;
+  /** Read while a file was being changed (its mtime too recent to tell a later change apart): read again next time. */
+  racy: boolean;
+}
+
+/**
+ * git writes a ref by renaming a lock file into place (packed-refs too), so every change moves
+ * the mtime of the ref's directory or of packed-refs; a new directory moves its parent's. A change
+ * within the same clock tick as our read would not show, hence the racy window.
+ */
+const RACY_MS = 2_000;
+const tipsByRepo = new Map<string, Tips>();
+
+function stampOf(dir: string, dirs: string[]): { stamp: string; newest: number } {
+  let newest = 0;
+  const parts = [path.join(dir, 'packed-refs'), ...dirs].map((f) => {
+    const st = fs.statSync(f, { throwIfNoEntry: false });
+    if (st) newest = Math.max(newest, st.mtimeMs);
+    return st ? `${st.mtimeMs}:${st.size}` : '-';
+  });
+  return { stamp: parts.join(' '), newest };
+}
+
+/** refs/heads/ and the directories below it. */
+function headDirs(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    out.push(d);
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(path.join(d, e.name));
+  };
+  if (fs.existsSync(path.join(dir, HEADS))) walk(path.join(dir, HEADS));
+  return out;
+}
+
+function readTips(dir: string, dirs: string[]): Map<string, string> {
+  const tips = new Map<string, string>();
+  const packed = fs.existsSync(path.join(dir, 'packed-refs')) ? fs.readFileSync(path.join(dir, 'packed-refs'), 'utf8') : '';
+  for (const line of packed.split('\n')) {
+    // `<sha> <refname>`; `#` starts the header, `^` a peeled tag's line.
+    const at = line.indexOf(' ');
+    if (at === 40 && line.startsWith(HEADS, at + 1)) tips.set(line.slice(at + 1 + HEADS.length), line.slice(0, at));
+  }
+  const root = path.join(dir, HEADS);
+  for (const d of dirs) {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (!e.isFile() || e.name.endsWith('.lock')) continue;
+      const sha = fs.readFileSync(path.join(d, e.name), 'utf8').trim();
+      // A loose ref overrides its packed line; a symbolic ref (`ref: …`) is not a branch of its own.
+      if (/^[0-9a-f]{40}$/.test(sha)) tips.set(path.relative(root, path.join(d, e.name)), sha);
+    }
+  }
+  const names = [...tips.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return new Map(names.map((n) => [n, tips.get(n)!]));
+}
+
+/** Every branch and its tip, sorted by name as `git for-each-ref --sort=refname` sorts them. */
+export function branchTips(dir: string): Map<string, string> {
+  const cached = tipsByRepo.get(dir);
+  if (cached && !cached.racy && stampOf(dir, cached.dirs).stamp === cached.stamp) return cached.tips;
+  const dirs = headDirs(dir);
+  const { stamp, newest } = stampOf(dir, dirs);
+  const tips = readTips(dir, dirs);
+  tipsByRepo.set(dir, { tips, dirs, stamp, racy: Date.now() - newest < RACY_MS });
+  return tips;
+}
+
+/** Keeps at most `max` entries, dropping the oldest first. */
+function remember<V>(cache: Map<string, V>, key: string, value: V, max: number): void {
+  if (cache.size >= max) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+}
+
+// A commit never changes for its sha, nor whether one sha is an ancestor of another: these hold
+// for every repository and every node, so they are kept without expiry (bounded).
+const commits = new Map<string, CommitInfo>();
+const ancestors = new Map<string, boolean>();
+const KEPT = 20_000;
+
+/** The commits with these shas: those never read before in one git run. */
+export async function commitsBySha(dir: string, shas: string[]): Promise<Map<string, CommitInfo>> {
+  const missing = [...new Set(shas)].filter((s) => !commits.has(s));
+  if (missing.length) for (const c of await readCommitsBySha(dir, missing)) remember(commits, c.id, c, KEPT);
+  const out = new Map<string, CommitInfo>();
+  for (const s of shas) if (commits.has(s)) out.set(s, commits.get(s)!);
+  return out;
+}
+
+/**
+ * Of these branches (name → tip), those merged into the commit `head` as the reference counts it:
+ * the tip is reachable from head and is not head itself. Tips never asked about before cost one git run.
+ */
+export async function mergedBranches(dir: string, head: string, branches: Map<string, string>): Promise<Set<string>> {
+  const key = (tip: string) => `${head} ${tip}`;
+  const unknown = [...branches].filter(([, tip]) => tip !== head && !ancestors.has(key(tip))).map(([name]) => name);
+  if (unknown.length) {
+    const patterns = unknown.map((n) => HEADS + safeArg(n, 'branch'));
+    const r = await git(['for-each-ref', `--merged=${head}`, '--format=%(objectname) %(refname)', '--', ...patterns], { gitDir: dir, okCodes: [128, 129] });
+    const merged = new Set<string>();
+    for (const line of r.code === 0 ? r.stdout.toString('utf8').split('\n') : []) {
+      const [sha, ref] = [line.slice(0, 40), line.slice(41)];
+      if (!ref.startsWith(HEADS)) continue;
+      merged.add(ref.slice(HEADS.length));
+      remember(ancestors, key(sha), true, KEPT); // exactly what git found
+    }
+    // A branch git did not list is not merged, if it still points where it did (it may have moved meanwhile).
+    const now = branchTips(dir);
+    for (const name of unknown) {
+      if (!merged.has(name) && r.code === 0 && now.get(name) === branches.get(name)) remember(ancestors, key(branches.get(name)!), false, KEPT);
+    }
+  }
+  return new Set([...branches].filter(([name, tip]) => tip !== head && (ancestors.get(key(tip)) ?? false)).map(([name]) => name));
+}

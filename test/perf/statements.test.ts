@@ -1,0 +1,108 @@
+// The number of SQL statements each hot read runs. A count that grows is a regression (an N+1 in
+// a list, a lookup run twice); lower the bound when a change makes a read cheaper.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KyselyPlugin } from 'kysely';
+import { buildTestApp, DIALECTS, type TestApp } from '../helpers/build.js';
+import { commitOn } from '../helpers/branches.js';
+import { createPipelineOk, makeCiProject } from '../helpers/ci.js';
+import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
+
+/** Counts every statement the app's database runs from now on (transactions included). */
+function countStatements(t: TestApp): { take(): number } {
+  let n = 0;
+  const counter: KyselyPlugin = {
+    transformQuery: (args) => {
+      n += 1;
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  t.c.db = t.c.db.withPlugin(counter);
+  return {
+    take() {
+      const v = n;
+      n = 0;
+      return v;
+    },
+  };
+}
+
+/** The most statements each read may run (lower these as reads get cheaper, never raise them). */
+const MAX = { user: 1, project: 7, projects: 13, jobs: 11, branches: 7 };
+
+for (const dialect of DIALECTS) {
+  describe(`statements per hot read (${dialect})`, () => {
+    let t: TestApp;
+    let counter: { take(): number };
+    let member: { id: number; token: string };
+    let projectId: number;
+    let ciProjectId: number;
+
+    /** The statements one GET runs (after a first call, so one-off writes such as last_used_at are done). */
+    async function statementsOf(url: string, token = t.rootToken): Promise<number> {
+      const warm = await t.get(url, token);
+      assert.equal(warm.status, 200, `${url}: ${warm.text}`);
+      counter.take();
+      const r = await t.get(url, token);
+      assert.equal(r.status, 200);
+      return counter.take();
+    }
+
+    before(async () => {
+      t = await buildTestApp(dialect);
+      member = await t.createUser();
+      // Projects in several groups (and root's own namespace), so a longer page spans more namespaces.
+      const groups = [];
+      for (let g = 0; g < 4; g++) {
+        groups.push(await makeGroup(t, `perf-${dialect}-${g}`, { visibility: 20 }));
+        await addMember(t, 'Namespace', groups[g].id, member.id, 30);
+      }
+      for (let i = 0; i < 21; i++) {
+        const namespaceId = i % 2 ? groups[(i >> 1) % groups.length].id : undefined;
+        const p = await makeProject(t, t.rootToken, { name: `p${i}`, namespace_id: namespaceId, visibility: i % 3 ? 'private' : 'internal' });
+        projectId = p.id;
+      }
+      await addMember(t, 'Project', projectId, member.id, 20);
+      const ci = await makeCiProject(t);
+      ciProjectId = ci.id;
+      for (let i = 0; i < 10; i++) await createPipelineOk(t, ci.id);
+      for (let i = 0; i < 21; i++) await commitOn(t, ci.id, `branch-${i}`, { [`f${i}`]: `${i}` }, `on ${i}`, 'main');
+      counter = countStatements(t);
+    });
+    after(() => t.close());
+
+    it('GET /user', async () => {
+      const n = await statementsOf('/api/v4/user');
+      assert.ok(n <= MAX.user, `${n}`);
+    });
+
+    it('GET /projects/:id, as root and as a member', async () => {
+      for (const token of [t.rootToken, member.token]) {
+        const n = await statementsOf(`/api/v4/projects/${projectId}`, token);
+        assert.ok(n <= MAX.project, `${n}`);
+      }
+    });
+
+    it('GET /projects: a page of 20 costs what a page of 2 costs, as root and as a member', async () => {
+      for (const token of [t.rootToken, member.token]) {
+        // Oldest first, so that both pages hold a personal and a group project.
+        const twenty = await statementsOf('/api/v4/projects?order_by=id&sort=asc&per_page=20', token);
+        assert.equal(twenty, await statementsOf('/api/v4/projects?order_by=id&sort=asc&per_page=2', token));
+        assert.ok(twenty <= MAX.projects, `${twenty}`);
+      }
+    });
+
+    it('GET /projects/:id/jobs: a page of 20 costs what a page of 2 costs', async () => {
+      const twenty = await statementsOf(`/api/v4/projects/${ciProjectId}/jobs?per_page=20`);
+      assert.equal(twenty, await statementsOf(`/api/v4/projects/${ciProjectId}/jobs?per_page=2`));
+      assert.ok(twenty <= MAX.jobs, `${twenty}`);
+    });
+
+    it('GET /repository/branches: a page of 20 costs what a page of 2 costs', async () => {
+      const twenty = await statementsOf(`/api/v4/projects/${ciProjectId}/repository/branches?per_page=20`);
+      assert.equal(twenty, await statementsOf(`/api/v4/projects/${ciProjectId}/repository/branches?per_page=2`));
+      assert.ok(twenty <= MAX.branches, `${twenty}`);
+    });
+  });
+}
