@@ -283,6 +283,40 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await t.get(`/api/v4/projects/${r.body.id}/custom_attributes`)).body, [{ key: 'ok', value: '1' }]);
     });
 
+    it('upload[url] sends the finished archive there, PUT by default or POST, as application/gzip with its exact bytes', async () => {
+      const got: { method: string; type: string; length: string; body: Buffer }[] = [];
+      const server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (d: Buffer) => chunks.push(d));
+        req.on('end', () => {
+          got.push({ method: req.method!, type: String(req.headers['content-type']), length: String(req.headers['content-length']), body: Buffer.concat(chunks) });
+          res.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/upload`;
+      await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: true } });
+      try {
+        for (const method of [undefined, 'POST']) {
+          const who = await t.createUser();
+          assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/members`, { body: { user_id: who.id, access_level: 40 } })).status, 201);
+          const upload = method ? { url, http_method: method } : { url };
+          assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/export`, { token: who.token, body: { upload } })).status, 202);
+          await runImportExportJobs(t);
+          const res = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${source.id}/export/download`, headers: { 'private-token': who.token } });
+          assert.equal(res.statusCode, 200);
+          const last = got.at(-1)!;
+          assert.deepEqual([last.method, last.type, last.length], [method ?? 'PUT', 'application/gzip', String(res.rawPayload.length)]);
+          assert.ok(last.body.equals(res.rawPayload), 'the uploaded bytes are the archive');
+          assert.equal((await t.request('DELETE', `/api/v4/projects/${source.id}/members/${who.id}`)).status, 204);
+        }
+        assert.equal(got.length, 2);
+      } finally {
+        await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: false } });
+        server.close();
+      }
+    });
+
     it('remote-import fetches the archive through the outbound rules: gzip type and a length required, local addresses refused unless allowed', async () => {
       const served: Record<string, { type: string; body: Buffer; length?: boolean }> = {
         '/ok.tar.gz': { type: 'application/gzip', body: archive },
