@@ -48,7 +48,8 @@ async function snapshot(t: TestApp, id: number) {
       jobs.push([pl.iid, j.name, j.stage, j.status, j.ref, j.created_at, j.started_at, j.finished_at, j.duration, j.user?.username ?? null]);
     }
   }
-  return { attributes, protectedBranches, members, customAttributes, pipelines, jobs, refs: await refsOf(t, id) };
+  const badges = (await t.get(`/api/v4/projects/${id}/badges`)).body.map((b: any) => [b.name, b.link_url, b.image_url, b.kind]);
+  return { attributes, protectedBranches, members, customAttributes, badges, pipelines, jobs, refs: await refsOf(t, id) };
 }
 
 for (const dialect of DIALECTS) {
@@ -74,6 +75,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/protected_branches`, { body: { name: 'feature', push_access_level: 30, merge_access_level: 40, allow_force_push: true } })).status, 201);
       assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/members`, { body: { user_id: dev.id, access_level: 30 } })).status, 201);
       assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/members`, { body: { user_id: maint.id, access_level: 40 } })).status, 201);
+      assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/badges`, { body: { name: 'cov', link_url: 'https://example.com/%{project_path}', image_url: 'https://example.com/b.svg' } })).status, 201);
       assert.equal((await t.request('PUT', `/api/v4/projects/${source.id}/custom_attributes/tier`, { body: { value: 'gold' } })).status, 200);
       const m = multipart([], [{ name: 'avatar', filename: 'logo.png', content: PNG, type: 'image/png' }]);
       assert.equal((await t.request('PUT', `/api/v4/projects/${source.id}`, { payload: m.payload, headers: m.headers })).status, 200);
