@@ -48,7 +48,8 @@ async function snapshot(t: TestApp, id: number) {
       jobs.push([pl.iid, j.name, j.stage, j.status, j.ref, j.created_at, j.started_at, j.finished_at, j.duration, j.user?.username ?? null]);
     }
   }
-  return { attributes, protectedBranches, members, customAttributes, pipelines, jobs, refs: await refsOf(t, id) };
+  const badges = (await t.get(`/api/v4/projects/${id}/badges`)).body.map((b: any) => [b.name, b.link_url, b.image_url, b.kind]);
+  return { attributes, protectedBranches, members, customAttributes, badges, pipelines, jobs, refs: await refsOf(t, id) };
 }
 
 for (const dialect of DIALECTS) {
@@ -74,6 +75,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/protected_branches`, { body: { name: 'feature', push_access_level: 30, merge_access_level: 40, allow_force_push: true } })).status, 201);
       assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/members`, { body: { user_id: dev.id, access_level: 30 } })).status, 201);
       assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/members`, { body: { user_id: maint.id, access_level: 40 } })).status, 201);
+      assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/badges`, { body: { name: 'cov', link_url: 'https://example.com/%{project_path}', image_url: 'https://example.com/b.svg' } })).status, 201);
       assert.equal((await t.request('PUT', `/api/v4/projects/${source.id}/custom_attributes/tier`, { body: { value: 'gold' } })).status, 200);
       const m = multipart([], [{ name: 'avatar', filename: 'logo.png', content: PNG, type: 'image/png' }]);
       assert.equal((await t.request('PUT', `/api/v4/projects/${source.id}`, { payload: m.payload, headers: m.headers })).status, 200);
@@ -281,6 +283,40 @@ for (const dialect of DIALECTS) {
       ]);
       assert.deepEqual(keysOf(st.failed_relations[0]), ['created_at', 'exception_class', 'exception_message', 'id', 'line_number', 'relation_name', 'source']);
       assert.deepEqual((await t.get(`/api/v4/projects/${r.body.id}/custom_attributes`)).body, [{ key: 'ok', value: '1' }]);
+    });
+
+    it('upload[url] sends the finished archive there, PUT by default or POST, as application/gzip with its exact bytes', async () => {
+      const got: { method: string; type: string; length: string; body: Buffer }[] = [];
+      const server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (d: Buffer) => chunks.push(d));
+        req.on('end', () => {
+          got.push({ method: req.method!, type: String(req.headers['content-type']), length: String(req.headers['content-length']), body: Buffer.concat(chunks) });
+          res.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/upload`;
+      await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: true } });
+      try {
+        for (const method of [undefined, 'POST']) {
+          const who = await t.createUser();
+          assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/members`, { body: { user_id: who.id, access_level: 40 } })).status, 201);
+          const upload = method ? { url, http_method: method } : { url };
+          assert.equal((await t.request('POST', `/api/v4/projects/${source.id}/export`, { token: who.token, body: { upload } })).status, 202);
+          await runImportExportJobs(t);
+          const res = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${source.id}/export/download`, headers: { 'private-token': who.token } });
+          assert.equal(res.statusCode, 200);
+          const last = got.at(-1)!;
+          assert.deepEqual([last.method, last.type, last.length], [method ?? 'PUT', 'application/gzip', String(res.rawPayload.length)]);
+          assert.ok(last.body.equals(res.rawPayload), 'the uploaded bytes are the archive');
+          assert.equal((await t.request('DELETE', `/api/v4/projects/${source.id}/members/${who.id}`)).status, 204);
+        }
+        assert.equal(got.length, 2);
+      } finally {
+        await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: false } });
+        server.close();
+      }
     });
 
     it('remote-import fetches the archive through the outbound rules: gzip type and a length required, local addresses refused unless allowed', async () => {

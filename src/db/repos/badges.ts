@@ -38,6 +38,10 @@ export const findBadgeOf = (db: Kysely<DB>, owner: BadgeOwner, id: number) =>
     .where(ownedBy(owner))
     .executeTakeFirst();
 
+/** A project's own badges (not its groups'), oldest first: what an export carries. */
+export const projectBadgesOf = (db: Kysely<DB>, projectId: number): Promise<BadgeRow[]> =>
+  db.selectFrom('badges').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
+
 export const insertBadge = (db: Kysely<DB>, row: Insertable<BadgesTable>): Promise<BadgeRow> =>
   db.insertInto('badges').values(row).returningAll().executeTakeFirstOrThrow();
 

@@ -10,6 +10,7 @@ import {
   type ProjectExportRow,
 } from '../../db/repos/project_import_export.js';
 import { accessEntriesOf, protectedBranchesOf } from '../../db/repos/protected_branches.js';
+import { projectBadgesOf } from '../../db/repos/badges.js';
 import { listCustomAttributes } from '../../db/repos/custom_attributes.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { pendingJobExists } from '../../db/repos/background_jobs.js';
@@ -24,12 +25,14 @@ import { view } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
 import { repositoryStatistics } from '../repository/statistics.js';
 import { getSettings } from '../settings/service.js';
-import { encryptSecret } from '../shared/encryption.js';
+import { decryptSecret, encryptSecret } from '../shared/encryption.js';
+import { openStream } from '../../outbound/stream.js';
+import { outboundPolicy } from '../hooks/delivery.js';
 import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import { ANVIL_REVISION, REFERENCE_API_LEVEL } from '../../version.js';
 import {
-  ciCdSettingsRecord, customAttributeRecord, memberRecord, pipelineRecord, projectAttributes, projectFeatureRecord, protectedBranchRecord,
+  badgeRecord, ciCdSettingsRecord, customAttributeRecord, memberRecord, pipelineRecord, projectAttributes, projectFeatureRecord, protectedBranchRecord,
 } from './relations.js';
 import { canExportProject, exportsMembers } from './policy.js';
 
@@ -166,13 +169,34 @@ export async function runExport(c: Container, payload: { projectId: number; run:
       upload_url_encrypted: null, error: null, updated_at: finishedAt,
     });
     if (!current) await c.storage.delete(key); // superseded meanwhile: the newer run's archive counts
-    else if (previous && previous !== key) await c.storage.delete(previous);
+    else {
+      if (previous && previous !== key) await c.storage.delete(previous);
+      if (e.upload_url_encrypted) await uploadArchive(c, project.id, e, key, size);
+    }
   } catch (err) {
     c.log.error({ err, projectId: project.id }, 'project export failed');
     if (key) await c.storage.delete(key);
     await setExportStatus(c.db, project.id, run, { status: 'failed', error: String((err as Error)?.message ?? err).slice(0, 1000), upload_url_encrypted: null, updated_at: nowIso() });
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * upload[url]: sends the finished archive there, streamed, through the outbound checks. As the
+ * reference's web upload strategy, a failed upload is logged and leaves the archive downloadable.
+ */
+async function uploadArchive(c: Container, projectId: number, e: ProjectExportRow, key: string, size: number): Promise<void> {
+  try {
+    const stream = await c.storage.get(key);
+    if (!stream) throw new Error('archive missing');
+    const res = await openStream(decryptSecret(c.config.secretKey, e.upload_url_encrypted!), await outboundPolicy(c, 'project'), {
+      method: e.upload_method ?? 'PUT', headers: { 'Content-Type': 'application/gzip' }, body: { stream, length: size },
+    });
+    res.body.resume();
+    if (res.status < 200 || res.status >= 300) throw new Error(`upload answered ${res.status}`);
+  } catch (err) {
+    c.log.error({ err: String((err as Error)?.message ?? err), projectId }, 'project export upload failed');
   }
 }
 
@@ -194,6 +218,7 @@ async function stageExport(c: Container, p: ProjectRow, e: ProjectExportRow, sta
   const entries = await accessEntriesOf(c.db, branches.map((b) => b.id));
   await relation('protected_branches', branches.map((b) => protectedBranchRecord(b, entries.filter((x) => x.protected_branch_id === b.id))));
   await relation('custom_attributes', (await listCustomAttributes(c.db, 'project', p.id)).map((a) => customAttributeRecord(a, p.id)));
+  await relation('project_badges', (await projectBadgesOf(c.db, p.id)).map(badgeRecord));
   await relation('ci_pipelines', pipelineRecords(c, p.id));
 
   await createBundle(repositoryDir(c, p.id), path.join(stage, FILES.bundle));

@@ -42,11 +42,12 @@ import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
 import { openS3Object } from '../../storage/s3.js';
 import { OutboundFailed, OutboundRefused, redactedUrl } from '../../outbound/request.js';
+import { insertBadge } from '../../db/repos/badges.js';
 import { openStream, type StreamResponse } from '../../outbound/stream.js';
 import { outboundPolicy } from '../hooks/delivery.js';
 import { mapsImportedMembers } from './policy.js';
 import {
-  ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
+  badgeFrom, ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
   type ExportedMember,
 } from './relations.js';
 
@@ -486,6 +487,17 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
         } catch (err) {
           if (!(err instanceof RecordError)) throw err;
           await fail(tx, 'custom_attributes', line, err);
+        }
+      }
+    }
+    if (exists('project_badges')) {
+      for await (const { line, record } of readNdjson(relations('project_badges'))) {
+        try {
+          const b = badgeFrom(record);
+          await insertBadge(tx, { project_id: project.id, group_id: null, name: b.name, link_url: b.link_url, image_url: b.image_url, created_at: b.created_at ?? now, updated_at: b.updated_at ?? now });
+        } catch (err) {
+          if (!(err instanceof RecordError)) throw err;
+          await fail(tx, 'project_badges', line, err);
         }
       }
     }

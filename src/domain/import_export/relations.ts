@@ -5,6 +5,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { CiJobsTable, CiPipelinesTable } from '../../db/schema.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { AccessEntryRow, ProtectedBranchRow } from '../../db/repos/protected_branches.js';
+import type { BadgeRow } from '../../db/repos/badges.js';
 import type { CustomAttributeRow } from '../../db/repos/custom_attributes.js';
 import type { PlannedJob } from '../../ci/config/types.js';
 import { ACCESS } from '../members/policy.js';
@@ -296,6 +297,21 @@ export function customAttributeFrom(r: Rec): { key: string; value: string } {
   if (!key) throw invalid("Key can't be blank");
   if (value === undefined || value === '') throw invalid("Value can't be blank");
   return { key, value };
+}
+
+// ---- project_badges ----
+
+export const badgeRecord = (b: BadgeRow): Rec => ({
+  id: b.id, link_url: b.link_url, image_url: b.image_url, name: b.name, project_id: b.project_id, group_id: b.group_id,
+  created_at: b.created_at, updated_at: b.updated_at, type: 'ProjectBadge',
+});
+
+export function badgeFrom(r: Rec): { name: string | null; link_url: string; image_url: string; created_at?: string; updated_at?: string } {
+  const link = str(r.link_url);
+  const image = str(r.image_url);
+  if (!link) throw invalid("Link url can't be blank");
+  if (!image) throw invalid("Image url can't be blank");
+  return { name: str(r.name) ?? null, link_url: link, image_url: image, created_at: str(r.created_at), updated_at: str(r.updated_at) };
 }
 
 // ---- ci_pipelines (with stages and their builds and bridges) ----
