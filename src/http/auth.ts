@@ -9,7 +9,7 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function cookie(req: FastifyRequest, name: string): string | undefined {
+export function cookie(req: FastifyRequest, name: string): string | undefined {
   const raw = header(req, 'cookie');
   if (!raw) return undefined;
   for (const part of raw.split(';')) {
@@ -39,7 +39,10 @@ export function credentialOf(req: FastifyRequest, input: Record<string, unknown>
   // Bearer carries personal, OAuth and (where taken) job tokens alike.
   if (bearer) return { kind: 'token', value: bearer, jobToken: jobTokens };
   const session = cookie(req, SESSION_COOKIE);
-  if (session) return { kind: 'session', value: session };
+  if (session) {
+    const safeMethod = req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS';
+    return { kind: 'session', value: session, csrfToken: str(header(req, 'x-csrf-token')) ?? null, safeMethod };
+  }
   return null;
 }
 
