@@ -1,8 +1,22 @@
 // Finds the credential a request carries, in the reference's order, and the sudo identifier.
 import type { FastifyRequest } from 'fastify';
 import type { Credential } from '../domain/auth/service.js';
+import type { Container } from '../domain/context.js';
 
 export const SESSION_COOKIE = '_service_session';
+
+/** The Set-Cookie of a web session (sign-in, sign-up): HttpOnly, SameSite=Lax, Secure behind https. */
+export function sessionCookie(c: Container, session: { value: string; expiresAt: string }): string {
+  const secure = c.config.externalUrl.startsWith('https:') ? '; Secure' : '';
+  const expires = new Date(session.expiresAt).toUTCString();
+  return `${SESSION_COOKIE}=${encodeURIComponent(session.value)}; Path=/; Expires=${expires}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+/** Clears the session cookie (sign-out). */
+export function clearedSessionCookie(c: Container): string {
+  const secure = c.config.externalUrl.startsWith('https:') ? '; Secure' : '';
+  return `${SESSION_COOKIE}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax${secure}`;
+}
 
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
