@@ -1,10 +1,24 @@
 // Every page, by where it lives. A new page joins its area's list; an area's list joins here.
 import type { ProjectPage, SitePage } from '../page.js';
+import { adminPages } from './admin.js';
+import { adminHookPages } from './admin_hooks.js';
+import { adminSettingsPages } from './admin_settings.js';
+import { adminUserPages } from './admin_users.js';
 import { groupPages } from './groups.js';
+import { profilePages } from './profile.js';
 import { projectOverviewPages } from './project.js';
 import { signInPages } from './sign_in.js';
 import { sitePages as dashboardPages } from './site.js';
 
-export const sitePages: SitePage[] = [...signInPages, ...dashboardPages, ...groupPages];
+export const sitePages: SitePage[] = [
+  ...signInPages,
+  ...dashboardPages,
+  ...groupPages,
+  ...adminPages,
+  ...adminSettingsPages,
+  ...adminHookPages,
+  ...adminUserPages,
+  ...profilePages,
+];
 
 export const projectPages: ProjectPage[] = [...projectOverviewPages];
