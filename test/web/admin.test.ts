@@ -295,7 +295,9 @@ for (const dialect of DIALECTS) {
       await fresh();
       await signIn(page, s.url, 'bob', bob.password);
       await page.goto(path(team.web_url));
+      await page.getByRole('heading', { name: 'Forge Team', level: 1 }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'Group settings' }).count(), 0);
+      assert.equal(await page.getByRole('link', { name: 'New subgroup' }).count(), 0, 'a developer may not add subgroups');
       for (const p of [`${path(team.web_url)}/-/edit`, '/forge-team/-/edit', '/groups/smiths/-/no-such-page', '/groups/no-such-group']) {
         const res = await page.goto(p);
         assert.equal(res!.status(), 404, p);

@@ -3,10 +3,10 @@
 // `/{path}`; what follows `/-/` picks the page (groupRoute).
 import { encodePath, html, type Html } from '../html.js';
 import { PageNotFound, SignInRequired, type PageContext, type Rendered, type SitePage } from '../page.js';
+import { MAINTAINER, OWNER } from '../project_nav.js';
 import { avatar } from '../views/common.js';
 import { projectList, sitePath } from '../views/lists.js';
 
-const OWNER = 50;
 const ROLE_NAMES: Record<number, string> = { 5: 'Minimal access', 10: 'Guest', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
 
 const VISIBILITIES: [string, string, string][] = [
@@ -21,21 +21,23 @@ function visibilityChoice(current: string): Html {
 </fieldset>`;
 }
 
-/** The visitor may change the group's settings: an administrator, or an owner (direct or inherited). */
-async function isOwner(ctx: PageContext, group: any): Promise<boolean> {
-  if (!ctx.viewer) return false;
-  if (ctx.viewer.is_admin) return true;
+/** The visitor's role in the group, direct or inherited (an administrator counts as owner): what
+ * the page offers; the API still decides each write. */
+async function accessOf(ctx: PageContext, group: any): Promise<number> {
+  if (!ctx.viewer) return 0;
+  if (ctx.viewer.is_admin) return OWNER;
   const m = await ctx.api.get(`/groups/${group.id}/members/all/${ctx.viewer.id}`);
-  return m.status === 200 && m.body.access_level >= OWNER;
+  return m.status === 200 ? m.body.access_level : 0;
 }
 
 async function overview(ctx: PageContext, group: any): Promise<Rendered> {
-  const [projects, subgroups, members, owner] = await Promise.all([
+  const [projects, subgroups, members, access] = await Promise.all([
     ctx.api.get(`/groups/${group.id}/projects?per_page=50&order_by=last_activity_at`),
     ctx.api.get(`/groups/${group.id}/subgroups?per_page=50`),
     ctx.api.get(`/groups/${group.id}/members?per_page=50`),
-    isOwner(ctx, group),
+    accessOf(ctx, group),
   ]);
+  const mayAddSubgroup = access >= (group.subgroup_creation_level === 'maintainer' ? MAINTAINER : OWNER);
   const base = `/groups/${encodePath(group.full_path)}`;
   const subs = subgroups.status === 200 ? (subgroups.body as any[]) : [];
   return {
@@ -49,10 +51,10 @@ async function overview(ctx: PageContext, group: any): Promise<Rendered> {
   </div>
 </div>
 ${
-  ctx.viewer
+  mayAddSubgroup
     ? html`<div class="toolbar">
   <a class="button" href="/groups/new?parent_id=${group.id}">New subgroup</a>
-  ${owner ? html`<a class="button" href="${base}/-/edit">Group settings</a>` : ''}
+  ${access >= OWNER ? html`<a class="button" href="${base}/-/edit">Group settings</a>` : ''}
 </div>`
     : ''
 }
@@ -90,7 +92,7 @@ ${
 }
 
 async function settings(ctx: PageContext, group: any): Promise<Rendered> {
-  if (!(await isOwner(ctx, group))) throw new PageNotFound();
+  if ((await accessOf(ctx, group)) < OWNER) throw new PageNotFound();
   const base = `/groups/${encodePath(group.full_path)}`;
   return {
     title: `Settings · ${group.full_name}`,
