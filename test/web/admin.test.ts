@@ -76,6 +76,10 @@ for (const dialect of DIALECTS) {
       await outbound.getByRole('button', { name: 'Save changes' }).click();
       await outbound.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
       const signIn = page.getByRole('region', { name: 'Sign-in restrictions' });
+      await s.api('PUT', '/application/settings', { sign_in_text: 'Welcome, smiths' });
+      await page.reload();
+      assert.equal(await signIn.getByLabel('Sign-in text').inputValue(), 'Welcome, smiths');
+      await signIn.getByLabel('Sign-in text').fill('');
       await signIn.getByLabel('Session duration (minutes)').fill('720');
       await signIn.getByRole('button', { name: 'Save changes' }).click();
       await signIn.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
@@ -84,9 +88,22 @@ for (const dialect of DIALECTS) {
       await visibility.getByRole('group', { name: /Restricted visibility levels/ }).getByLabel('Public').check();
       await visibility.getByRole('button', { name: 'Save changes' }).click();
       await visibility.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+      const whitelist = outbound.getByLabel(/Local IP addresses and domain names/);
+      await whitelist.fill('10.0.0.1, build.internal');
+      await outbound.getByRole('button', { name: 'Save changes' }).click();
+      await outbound.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+      assert.deepEqual((await s.api('GET', '/application/settings')).body.outbound_local_requests_whitelist, ['10.0.0.1', 'build.internal']);
+      // a list can be emptied again
+      await page.reload();
+      assert.equal(await whitelist.inputValue(), '10.0.0.1, build.internal');
+      await whitelist.fill('');
+      await outbound.getByRole('button', { name: 'Save changes' }).click();
+      await outbound.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+      assert.deepEqual((await s.api('GET', '/application/settings')).body.outbound_local_requests_whitelist, []);
       const now = (await s.api('GET', '/application/settings')).body;
       assert.equal(now.allow_local_requests_from_system_hooks, true);
       assert.equal(now.session_expire_delay, 720);
+      assert.ok(!now.sign_in_text, 'a text setting can be cleared');
       assert.equal(now.default_project_visibility, 'internal');
       assert.deepEqual(now.restricted_visibility_levels, ['public']);
       // the page shows the stored values after a reload

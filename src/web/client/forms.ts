@@ -2,7 +2,8 @@
 //   <form data-api="/projects/1/hooks" data-method="POST" data-then="reload">
 //   <button data-api="/projects/1/hooks/2" data-method="DELETE" data-confirm="Delete this hook?">
 // Field values: checkboxes are booleans (or, named `x[]`, a list of the checked values), fields
-// marked data-type="number" are numbers, empty fields are left out. data-then: reload (default),
+// marked data-type="number" are numbers, empty fields are left out (unless marked data-empty="send",
+// for a value that may be cleared). data-then: reload (default),
 // `redirect:<url>`, `redirect-field:<name>` (to a field of the answer, e.g. web_url) or `show`
 // (fills [data-field=name] elements inside the form's [data-result] with the answer's fields).
 import { apiFetch, errorText, type Answer } from './api.js';
@@ -20,7 +21,7 @@ function formBody(form: HTMLFormElement): Record<string, unknown> {
       out[el.name] = el.checked;
     } else if (el.type === 'radio') {
       if (el.checked) out[el.name] = el.value;
-    } else if (el.value !== '') {
+    } else if (el.value !== '' || el.dataset.empty === 'send') {
       out[el.name] = el.dataset.type === 'number' ? Number(el.value) : el.value;
     }
   }

@@ -152,9 +152,10 @@ function field(f: Field, value: any, group: string): Html {
     case 'int':
       return html`<label><span>${f.label}</span><input type="number" step="1" name="${f.name}" id="${id}" data-type="number" value="${value ?? ''}"></label>`;
     case 'text':
-      return html`<label><span>${f.label}</span><input type="text" name="${f.name}" id="${id}" value="${value ?? ''}"></label>`;
+      return html`<label><span>${f.label}</span><input type="text" name="${f.name}" id="${id}" value="${value ?? ''}" data-empty="send"></label>`;
     case 'list':
-      return html`<label><span>${f.label}</span><input type="text" name="${f.name}" id="${id}" value="${Array.isArray(value) ? value.join(', ') : ''}"></label>`;
+      // Sent as a one-item list that the API splits at commas (an empty field is then an empty list).
+      return html`<label><span>${f.label}</span><input type="text" name="${f.name}[]" id="${id}" value="${Array.isArray(value) ? value.join(', ') : ''}"></label>`;
     case 'choice': {
       const numeric = typeof f.options[0][0] === 'number';
       // The API answers null for "both protocols"; the form sends the reference's 'nil' for it.
