@@ -51,6 +51,12 @@ for (const dialect of DIALECTS) {
       return page;
     }
 
+    /** Clicks a control whose API call ends in a reload of the page, and waits for the reloaded page. */
+    async function clickThenReload(page: Page, control: ReturnType<Page['getByRole']>): Promise<void> {
+      await Promise.all([page.waitForEvent('framenavigated'), control.click()]);
+      await page.waitForLoadState('load');
+    }
+
     const path = (p: any, rest: string) => `${new URL(p.web_url).pathname}/-/${rest}`;
 
     it('general settings: name, description, visibility and default branch are saved through the API', async () => {
@@ -61,9 +67,7 @@ for (const dialect of DIALECTS) {
       assert.equal(await page.getByLabel('Default branch').inputValue(), 'main');
       await page.getByLabel('Project description (optional)').fill('Changed in the browser');
       await page.getByLabel('Project visibility').selectOption('internal');
-      await page.getByRole('button', { name: 'Save changes' }).click();
-      await page.waitForLoadState('load');
-      await page.getByText('Changed in the browser').waitFor();
+      await clickThenReload(page, page.getByRole('button', { name: 'Save changes' }));
       const after = (await s.api('GET', `/projects/${demo.id}`, undefined, alice.token)).body;
       assert.equal(after.description, 'Changed in the browser');
       assert.equal(after.visibility, 'internal');
@@ -157,15 +161,15 @@ for (const dialect of DIALECTS) {
       await maint.goto(path(doomed, 'settings/general'));
       await maint.getByRole('heading', { name: 'General settings' }).waitFor();
       assert.equal(await maint.getByRole('button', { name: 'Delete project' }).count(), 0);
-      assert.equal(await maint.getByRole('button', { name: 'Archive project' }).count(), 0);
+      assert.equal(await maint.getByRole('button', { name: 'Archive project', exact: true }).count(), 0);
 
       const page = await as(alice);
       await page.goto(path(doomed, 'settings/general'));
-      await page.getByRole('button', { name: 'Archive project' }).click();
+      await page.getByRole('button', { name: 'Archive project', exact: true }).click();
       await page.getByText('This project is archived and read-only.').waitFor();
       assert.equal((await s.api('GET', `/projects/${doomed.id}`, undefined, alice.token)).body.archived, true);
       await page.getByRole('button', { name: 'Unarchive project' }).click();
-      await page.getByRole('button', { name: 'Archive project' }).waitFor();
+      await page.getByRole('button', { name: 'Archive project', exact: true }).waitFor();
       assert.equal((await s.api('GET', `/projects/${doomed.id}`, undefined, alice.token)).body.archived, false);
       await page.getByRole('button', { name: 'Delete project' }).click();
       await page.waitForURL(`${s.url}/dashboard/projects`);
@@ -191,9 +195,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-members`);
       await row.getByLabel('Role of carol').selectOption('Developer');
-      await row.getByRole('button', { name: 'Save' }).click();
-      await page.waitForLoadState('load');
-      await page.getByRole('row').filter({ hasText: '@carol' }).getByLabel('Role of carol').waitFor();
+      await clickThenReload(page, row.getByRole('button', { name: 'Save' }));
       m = (await s.api('GET', `/projects/${demo.id}/members/${carol.id}`, undefined, alice.token)).body;
       assert.equal(m.access_level, 30);
       // adding someone already there is refused beside the form
@@ -278,8 +280,7 @@ for (const dialect of DIALECTS) {
 
       // edit: a new URL; delete
       await page.getByLabel('URL').fill(`${receiver.url}/other`);
-      await page.getByRole('button', { name: 'Save changes' }).click();
-      await page.waitForLoadState('load');
+      await clickThenReload(page, page.getByRole('button', { name: 'Save changes' }));
       assert.equal((await s.api('GET', `/projects/${demo.id}/hooks/${hooks[0].id}`, undefined, alice.token)).body.url, `${receiver.url}/other`);
       await page.getByRole('button', { name: 'Delete webhook' }).click();
       await page.waitForURL(`${s.url}${path(demo, 'hooks')}`);
@@ -321,9 +322,9 @@ for (const dialect of DIALECTS) {
       assert.equal(old.status, 401);
       await page.reload();
       await page.getByRole('button', { name: 'Deactivate Prometheus' }).click();
-      await page.getByRole('button', { name: 'Activate Prometheus' }).waitFor();
+      await page.getByRole('button', { name: 'Activate Prometheus', exact: true }).waitFor();
       assert.equal((await s.api('GET', `/projects/${demo.id}/alert_integrations`, undefined, alice.token)).body[0].active, false);
-      await page.getByRole('button', { name: 'Activate Prometheus' }).click();
+      await page.getByRole('button', { name: 'Activate Prometheus', exact: true }).click();
       await page.getByRole('button', { name: 'Deactivate Prometheus' }).waitFor();
       await screenshot(page, `${dialect}-alert-integrations`);
 
@@ -390,11 +391,13 @@ for (const dialect of DIALECTS) {
 
       // a visitor on the public project: every page here needs a user (the members list too: the API's members endpoints need one)
       const visitor = await as(null);
-      for (const p of ['settings/general', 'hooks', 'settings/operations', 'project_members', 'alert_management', 'alert_management/1/details']) {
+      for (const p of ['settings/general', 'hooks', 'hooks/1/edit', 'settings/operations', 'project_members', 'alert_management', 'alert_management/1/details', 'import']) {
         await visitor.goto(path(demo, p));
         assert.equal(new URL(visitor.url()).pathname, '/users/sign_in', p);
         assert.equal(new URL(visitor.url()).searchParams.get('redirect_to'), path(demo, p));
       }
+      await visitor.goto(`${new URL(demo.web_url).pathname}/download_export`);
+      assert.equal(new URL(visitor.url()).pathname, '/users/sign_in');
       await visitor.goto('/import/project/new');
       assert.equal(new URL(visitor.url()).pathname, '/users/sign_in');
       // the public project's own page still shows to the visitor, without Settings or Alerts

@@ -49,7 +49,6 @@ export const importProjectPages: ProjectPage[] = [
         body: html`<h1>Import of ${p.name}</h1>
 <dl class="facts">
   <dt>Status</dt><dd><strong data-import-status>${s.import_status}</strong></dd>
-  <dt>Source</dt><dd>${s.import_type ?? '—'}</dd>
   <dt>Created</dt><dd>${when(s.created_at)}</dd>
 </dl>
 ${busy ? html`<p class="muted" data-refresh-seconds="2">The import is running; this page looks again every few seconds.</p>` : ''}
