@@ -71,7 +71,13 @@ for (const dialect of DIALECTS) {
       const after = (await s.api('GET', `/projects/${demo.id}`, undefined, alice.token)).body;
       assert.equal(after.description, 'Changed in the browser');
       assert.equal(after.visibility, 'internal');
-      assert.equal((await s.api('PUT', `/projects/${demo.id}`, { visibility: 'public' }, alice.token)).status, 200);
+      // an emptied description is cleared, not left as it was
+      await page.getByLabel('Project description (optional)').fill('');
+      await page.getByLabel('Project visibility').selectOption('public');
+      await clickThenReload(page, page.getByRole('button', { name: 'Save changes' }));
+      const cleared = (await s.api('GET', `/projects/${demo.id}`, undefined, alice.token)).body;
+      assert.ok(!cleared.description, `description cleared: ${JSON.stringify(cleared.description)}`);
+      assert.equal(cleared.visibility, 'public');
       await page.goto(path(demo, 'settings/general'));
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-settings-general`);
@@ -243,17 +249,24 @@ for (const dialect of DIALECTS) {
       assert.equal(hooks[0].push_events_branch_filter, 'main');
       await screenshot(page, `${dialect}-hooks`);
 
+      // the list's own test buttons say how it went
+      await page.getByRole('button', { name: `Push events to ${receiver.url}/hook`, exact: true }).click();
+      await page.getByText('Hook executed successfully.').waitFor();
+      await receiver.waitFor(1);
+      receiver.received.length = 0;
+
       await page.getByRole('link', { name: `Edit ${receiver.url}/hook` }).click();
       await page.getByRole('heading', { name: 'Edit webhook' }).waitFor();
       assert.equal(await page.getByLabel('Pipeline events').isChecked(), true);
-      await page.getByText('No deliveries yet.').waitFor();
       await page.getByRole('group', { name: /Test hook/ }).getByRole('button', { name: /^Push events/ }).click();
       const [got] = await receiver.waitFor(1);
       assert.equal(got.headers['x-service-token'], 's3cret-token');
       assert.equal(got.headers['x-service-event'], 'Push Hook');
       assert.equal(got.body.object_kind, 'push');
-      const row = page.getByRole('row').filter({ hasText: 'push hooks' });
-      await row.waitFor();
+      // the list's test and this one, newest first
+      const rows = page.getByRole('row').filter({ hasText: 'push hooks' });
+      await rows.nth(1).waitFor();
+      const row = rows.first();
       assert.equal(await row.locator('[data-response-status]').textContent(), '200');
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-hook-edit-log`);
@@ -268,7 +281,7 @@ for (const dialect of DIALECTS) {
       await page.getByRole('button', { name: 'Resend request' }).click();
       await page.waitForURL(`${s.url}${path(demo, `hooks/${hooks[0].id}/edit`)}`);
       await receiver.waitFor(2);
-      await page.getByRole('row').filter({ hasText: 'push hooks' }).nth(1).waitFor();
+      await page.getByRole('row').filter({ hasText: 'push hooks' }).nth(2).waitFor();
 
       // a receiver that fails: the test says so and the log shows the status
       receiver.respond(500);
@@ -280,8 +293,12 @@ for (const dialect of DIALECTS) {
 
       // edit: a new URL; delete
       await page.getByLabel('URL').fill(`${receiver.url}/other`);
+      await page.getByLabel('Branch filter for push events (wildcards allowed; empty for all branches)').fill('');
       await clickThenReload(page, page.getByRole('button', { name: 'Save changes' }));
-      assert.equal((await s.api('GET', `/projects/${demo.id}/hooks/${hooks[0].id}`, undefined, alice.token)).body.url, `${receiver.url}/other`);
+      const edited = (await s.api('GET', `/projects/${demo.id}/hooks/${hooks[0].id}`, undefined, alice.token)).body;
+      assert.equal(edited.url, `${receiver.url}/other`);
+      assert.equal(edited.push_events_branch_filter, null);
+      assert.equal(edited.pipeline_events, true);
       await page.getByRole('button', { name: 'Delete webhook' }).click();
       await page.waitForURL(`${s.url}${path(demo, 'hooks')}`);
       await page.getByText('No webhooks enabled.').waitFor();
@@ -328,6 +345,12 @@ for (const dialect of DIALECTS) {
       await page.getByRole('button', { name: 'Deactivate Prometheus' }).waitFor();
       await screenshot(page, `${dialect}-alert-integrations`);
 
+      // a maintainer's test alert picks the integration from the list and lands on the alerts
+      await page.getByRole('button', { name: 'Send test alert' }).click();
+      await page.waitForURL(`${s.url}${path(demo, 'alert_management')}`);
+      await page.getByRole('link', { name: 'Test alert' }).waitFor();
+      await page.goto(path(demo, 'settings/operations'));
+
       // a developer: the alert list, a test alert through the integration's ID
       const d = await as(dev);
       await d.goto(path(demo, 'alert_management'));
@@ -361,7 +384,7 @@ for (const dialect of DIALECTS) {
       // deleting the integration keeps its alerts
       await page.getByRole('button', { name: 'Delete Prometheus' }).click();
       await page.getByText('No integrations have been added yet.').waitFor();
-      assert.equal((await s.api('GET', `/projects/${demo.id}/alert_management_alerts`, undefined, alice.token)).body.length, 2);
+      assert.equal((await s.api('GET', `/projects/${demo.id}/alert_management_alerts`, undefined, alice.token)).body.length, 3);
     });
 
     it('who sees what: a developer gets 404 on maintainer pages, a user without access 404 everywhere, a visitor is sent to sign in', async () => {

@@ -3,7 +3,7 @@
 //   <button data-api="/projects/1/hooks/2" data-method="DELETE" data-confirm="Delete this hook?">
 // Field values: checkboxes are booleans (or, named `x[]`, a list of the checked values), fields
 // marked data-type="number" are numbers, data-type="json" are parsed JSON, empty fields are left
-// out. `{name}` in data-api is replaced by the field `name` (then left out of the body). A form
+// out (those marked data-send-empty are sent as "", which clears the value). `{name}` in data-api is replaced by the field `name` (then left out of the body). A form
 // with data-body-field="payload" sends that one field's value as the whole body. A form with
 // enctype="multipart/form-data" sends multipart (files), the only way the API takes an upload.
 // data-then: reload (default), `redirect:<url>` (`{field}` in it is the answer's field),
@@ -26,7 +26,7 @@ function formBody(form: HTMLFormElement, skip: Set<string>): Record<string, unkn
       if (el.checked) out[el.name] = el.value;
     } else if (el.type === 'file') {
       if (el.files?.[0]) out[el.name] = el.files[0];
-    } else if (el.value !== '') {
+    } else if (el.value !== '' || el.dataset.sendEmpty !== undefined) {
       out[el.name] = el.dataset.type === 'number' ? Number(el.value) : el.dataset.type === 'json' ? JSON.parse(el.value) : el.value;
     }
   }

@@ -52,7 +52,7 @@ function hookForm(p: any, hook: any | null): Html {
     ${EVENTS.map(([k, label]) =>
       k === 'push_events'
         ? html`<label><input type="checkbox" name="push_events"${on(k) ? html` checked` : ''}> ${label}</label>
-    <label class="indent"><span>Branch filter for push events (wildcards allowed; empty for all branches)</span><input type="text" name="push_events_branch_filter" value="${hook?.push_events_branch_filter ?? ''}"></label>`
+    <label class="indent"><span>Branch filter for push events (wildcards allowed; empty for all branches)</span><input type="text" name="push_events_branch_filter" data-send-empty value="${hook?.push_events_branch_filter ?? ''}"></label>`
         : html`<label><input type="checkbox" name="${k}"${on(k) ? html` checked` : ''}> ${label}</label>`,
     )}
   </fieldset>

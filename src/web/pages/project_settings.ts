@@ -25,7 +25,7 @@ function detailsForm(p: any, branches: any[]): Html {
   <h2 id="naming-title">Naming, description, visibility</h2>
   <form class="stack" data-api="/projects/${p.id}" data-method="PUT">
     <label><span>Project name</span><input type="text" name="name" required value="${p.name}"></label>
-    <label><span>Project description (optional)</span><textarea name="description">${p.description ?? ''}</textarea></label>
+    <label><span>Project description (optional)</span><textarea name="description" data-send-empty>${p.description ?? ''}</textarea></label>
     <label><span>Project visibility</span><select name="visibility">${VISIBILITIES.map((v) => option(v, v[0].toUpperCase() + v.slice(1), p.visibility))}</select></label>
     ${
       branches.length > 0
