@@ -152,7 +152,7 @@ function field(f: Field, value: any, group: string): Html {
     case 'int':
       return html`<label><span>${f.label}</span><input type="number" step="1" name="${f.name}" id="${id}" data-type="number" value="${value ?? ''}"></label>`;
     case 'text':
-      return html`<label><span>${f.label}</span><input type="text" name="${f.name}" id="${id}" value="${value ?? ''}" data-empty="send"></label>`;
+      return html`<label><span>${f.label}</span><input type="text" name="${f.name}" id="${id}" value="${value ?? ''}" data-send-empty></label>`;
     case 'list':
       // Sent as a one-item list that the API splits at commas (an empty field is then an empty list).
       return html`<label><span>${f.label}</span><input type="text" name="${f.name}[]" id="${id}" value="${Array.isArray(value) ? value.join(', ') : ''}"></label>`;

@@ -4,9 +4,14 @@ import { adminPages } from './admin.js';
 import { adminHookPages } from './admin_hooks.js';
 import { adminSettingsPages } from './admin_settings.js';
 import { adminUserPages } from './admin_users.js';
+import { alertPages } from './alerts.js';
 import { groupPages } from './groups.js';
+import { hookPages } from './hooks.js';
+import { memberPages } from './members.js';
 import { profilePages } from './profile.js';
 import { projectOverviewPages } from './project.js';
+import { projectSettingsPages } from './project_settings.js';
+import { importProjectPages, importSitePages } from './project_settings_import.js';
 import { signInPages } from './sign_in.js';
 import { sitePages as dashboardPages } from './site.js';
 
@@ -14,6 +19,7 @@ export const sitePages: SitePage[] = [
   ...signInPages,
   ...dashboardPages,
   ...groupPages,
+  ...importSitePages,
   ...adminPages,
   ...adminSettingsPages,
   ...adminHookPages,
@@ -21,4 +27,11 @@ export const sitePages: SitePage[] = [
   ...profilePages,
 ];
 
-export const projectPages: ProjectPage[] = [...projectOverviewPages];
+export const projectPages: ProjectPage[] = [
+  ...projectOverviewPages,
+  ...projectSettingsPages,
+  ...importProjectPages,
+  ...memberPages,
+  ...hookPages,
+  ...alertPages,
+];
