@@ -157,17 +157,25 @@ for (const dialect of DIALECTS) {
       await page.getByRole('button', { name: `Test hook ${receiver.url}/system` }).click();
       await page.waitForURL(/\/admin\/hooks\/\d+\/edit$/);
       await receiver.waitFor(1, (r) => r.body?.event_name === 'project_create');
-      for (let i = 0; i < 40 && (await page.getByRole('cell', { name: 'project_create' }).count()) === 0; i++) {
+      const deliveries = page.getByRole('table', { name: /Deliveries of this system hook/ }).getByRole('row').filter({ hasText: 'system hooks' });
+      for (let i = 0; i < 40 && (await deliveries.count()) < 2; i++) {
         await new Promise((r) => setTimeout(r, 250));
         await page.reload();
       }
-      const row = page.getByRole('row').filter({ hasText: 'project_create' });
+      assert.equal(await deliveries.count(), 2, 'user_create and the test delivery');
+      // newest first: the test delivery
+      const row = deliveries.first();
       await row.getByText('200').waitFor();
-      await page.getByRole('row').filter({ hasText: 'user_create' }).waitFor();
-      await row.getByText('Request and response').click();
-      await row.getByText('"event_name": "project_create"').waitFor();
+      await row.getByText(`${receiver.url}/system`).waitFor();
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-admin-hook-log`);
+      await row.getByRole('link', { name: /View details/ }).click();
+      await page.getByRole('heading', { name: 'Request details' }).waitFor();
+      await page.getByText('"event_name": "project_create"').waitFor();
+      await page.getByText('X-Service-Token: [REDACTED]').waitFor();
+      assert.deepEqual(await seriousA11yViolations(page), []);
+      await screenshot(page, `${dialect}-admin-hook-delivery`);
+      await page.getByRole('link', { name: 'Edit' }).click();
       await page.getByRole('button', { name: 'Delete' }).click();
       await page.waitForURL(`${s.url}/admin/hooks`);
       await page.getByText('No system hooks yet.').waitFor();

@@ -2,9 +2,9 @@
 // its delivery log (GET /hooks/:id/events) and resend — as the reference's /admin/hooks pages.
 import { html, type Html } from '../html.js';
 import { pagerOf } from '../api.js';
-import type { SitePage } from '../page.js';
+import { PageNotFound, type SitePage } from '../page.js';
 import { when } from '../views/common.js';
-import { deliveryLog } from '../views/hook_deliveries.js';
+import { deliveryDetail, deliveryTable, findDelivery } from '../views/hook_deliveries.js';
 import { pagerLinks } from '../views/lists.js';
 import { adminNav, mustGet, requireAdmin } from './admin.js';
 
@@ -105,10 +105,27 @@ ${
   </div>
 </section>
 <h2>Recent events</h2>
-${deliveryLog(logs.body as any[], `/hooks/${hook.id}/events`)}
+${deliveryTable(logs.body as any[], (e) => `/admin/hooks/${hook.id}/hook_logs/${e.id}`, 'Deliveries of this system hook, newest first')}
 ${pagerLinks(pagerOf(logs), (n) => `/admin/hooks/${hook.id}/edit?page=${n}`)}`,
       };
     },
   },
+  {
+    path: '/admin/hooks/:id/hook_logs/:log_id',
+    async handler(ctx) {
+      requireAdmin(ctx);
+      const id = Number.parseInt(ctx.params.id, 10);
+      const hook = (await mustGet(ctx, `/hooks/${id}`)).body;
+      const events = `/hooks/${hook.id}/events`;
+      const entry = await findDelivery(ctx.api, events, Number(ctx.params.log_id));
+      if (!entry) throw new PageNotFound();
+      return {
+        title: 'System hook delivery · Admin area',
+        aside: adminNav('hooks'),
+        body: html`<p class="breadcrumbs"><a href="/admin/hooks">System hooks</a> / <a href="/admin/hooks/${hook.id}/edit">Edit</a> / Delivery ${entry.id}</p>
+<h1>Request details</h1>
+${deliveryDetail(entry, events, `/admin/hooks/${hook.id}/edit`)}`,
+      };
+    },
+  },
 ];
-
