@@ -224,7 +224,7 @@ for (const dialect of DIALECTS) {
       await fresh();
       await signIn(page, s.url, 'bob', bob.password);
       assert.equal(await page.getByRole('link', { name: 'Admin', exact: true }).count(), 0);
-      for (const p of ['/admin', '/admin/application_settings', '/admin/hooks', '/admin/hooks/1/edit', '/admin/users', '/admin/users/new', '/admin/users/alice']) {
+      for (const p of ['/admin', '/admin/application_settings', '/admin/hooks', '/admin/hooks/1/edit', '/admin/hooks/1/hook_logs/1', '/admin/users', '/admin/users/new', '/admin/users/alice']) {
         const res = await page.goto(p);
         assert.equal(res!.status(), 404, p);
         await page.getByRole('heading', { name: 'Page Not Found' }).waitFor();
