@@ -8,15 +8,18 @@ import { commitOn } from '../helpers/branches.js';
 import { createPipelineOk, makeCiProject } from '../helpers/ci.js';
 import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
 
-/** Counts every statement the app's database runs from now on (transactions included). */
+/**
+ * Counts every statement the app's database runs from now on (transactions included). Counted
+ * as results arrive: a plugin also sees each subquery built on the database as a query of its own.
+ */
 function countStatements(t: TestApp): { take(): number } {
   let n = 0;
   const counter: KyselyPlugin = {
-    transformQuery: (args) => {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
       n += 1;
-      return args.node;
+      return args.result;
     },
-    transformResult: async (args) => args.result,
   };
   t.c.db = t.c.db.withPlugin(counter);
   return {
@@ -29,7 +32,7 @@ function countStatements(t: TestApp): { take(): number } {
 }
 
 /** The most statements each read may run (lower these as reads get cheaper, never raise them). */
-const MAX = { user: 1, project: 7, projects: 13, jobs: 11, branches: 7 };
+const MAX = { user: 1, project: 2, projects: 5, jobs: 7, branches: 4 };
 
 for (const dialect of DIALECTS) {
   describe(`statements per hot read (${dialect})`, () => {

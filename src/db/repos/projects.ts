@@ -37,15 +37,6 @@ export async function projectTaken(db: Kysely<DB>, namespaceId: number, column: 
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/** Topic names per project, in the order they were given. */
-export async function topicsOf(db: Kysely<DB>, projectIds: number[]): Promise<Map<number, string[]>> {
-  const out = new Map<number, string[]>();
-  if (projectIds.length === 0) return out;
-  const rows = await db.selectFrom('project_topics').select(['project_id', 'name']).where('project_id', 'in', projectIds).orderBy('id').execute();
-  for (const r of rows) out.set(r.project_id, [...(out.get(r.project_id) ?? []), r.name]);
-  return out;
-}
-
 export interface NewProjectExtras {
   topics: string[];
   /** A project member row for the owner of a personal namespace, as the reference adds one. */
