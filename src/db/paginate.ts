@@ -27,18 +27,31 @@ export async function runPage<DB, TB extends keyof DB, O extends { id: number }>
     return { items: rows.slice(0, page.perPage), total: null, hasNext: rows.length > page.perPage };
   }
   const offset = (page.page - 1) * page.perPage;
-  const [rows, counted] = await Promise.all([
-    query.limit(page.perPage + 1).offset(offset).execute(),
-    (db as Kysely<any>)
-      .selectFrom(
-        (query as SelectQueryBuilder<any, any, any>).clearSelect().clearOrderBy().select(sql`1`.as('one')).limit(COUNT_CAP + 1).as('capped'),
-      )
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirst(),
-  ]);
-  // No count row: a filter value out of its column's range matched nothing (dialect.ts).
-  const n = Number(counted?.n ?? 0);
-  return { items: rows.slice(0, page.perPage), total: n > COUNT_CAP ? null : n, hasNext: rows.length > page.perPage };
+  const rows = await query.limit(page.perPage + 1).offset(offset).execute();
+  const hasNext = rows.length > page.perPage;
+  // A last page tells the total by itself (a page past the end does not).
+  const total = !hasNext && (rows.length > 0 || offset === 0) ? offset + rows.length : await cappedCount(db, query);
+  return { items: rows.slice(0, page.perPage), total, hasNext };
+}
+
+/** How many rows `query` matches, or null above COUNT_CAP (then counted no further). One statement. */
+async function cappedCount(db: Kysely<any>, query: SelectQueryBuilder<any, any, any>): Promise<number | null> {
+  const ones = query.clearSelect().clearOrderBy().select(sql`1`.as('one'));
+  // Whether a row lies past the cap is one walk that stops there, several times faster than
+  // counting as many rows; only a shorter list is counted.
+  const r = await db
+    .selectNoFrom((eb) =>
+      eb
+        .case()
+        .when(eb.exists(ones.limit(1).offset(COUNT_CAP)))
+        .then(sql<number | null>`NULL`)
+        .else(eb.selectFrom(ones.limit(COUNT_CAP + 1).as('capped')).select((e) => e.fn.countAll<number>().as('n')))
+        .end()
+        .as('n'),
+    )
+    .executeTakeFirst();
+  // No row at all: a filter value out of its column's range matched nothing (dialect.ts).
+  return r === undefined ? 0 : r.n === null ? null : Number(r.n);
 }
 
 /**
