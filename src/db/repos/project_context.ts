@@ -3,6 +3,7 @@
 // and the caller's own memberships. One joined read instead of one query for each (a project
 // GET was seven statements; on PostgreSQL each is a round trip).
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { compiledOnce } from '../compiled.js';
 import { dialectOf } from '../dialect.js';
 import type { DB } from '../schema.js';
 import type { ProjectRow } from './projects.js';
@@ -76,6 +77,11 @@ const CONTEXT_KEYS = [
   'owner_id', 'owner_name', 'owner_created_at', 'topics_json', 'live_links', 'member_level', 'group_level',
 ] as const satisfies readonly (keyof ProjectContext)[];
 
+// The read behind every project request: compiled once (compiled.ts), for a caller and for none.
+const projectWithContext = compiledOnce((db, v: { id: number; userId: number | null; today: string }, variant) =>
+  withContext(db, db.selectFrom('projects').selectAll('projects'), variant === 'anonymous' ? null : v.userId, v.today).where('projects.id', '=', v.id),
+);
+
 /** A project by id with its context (the caller's memberships for `userId`; null for none), as two objects. */
 export async function findProjectWithContext(
   db: Kysely<DB>,
@@ -83,9 +89,7 @@ export async function findProjectWithContext(
   userId: number | null,
   today: string,
 ): Promise<{ row: ProjectRow; context: ProjectContext } | undefined> {
-  const joined: Record<string, unknown> | undefined = await withContext(db, db.selectFrom('projects').selectAll('projects'), userId, today)
-    .where('projects.id', '=', id)
-    .executeTakeFirst();
+  const [joined] = (await projectWithContext(db, { id, userId, today }, userId === null ? 'anonymous' : 'caller')) as Record<string, unknown>[];
   if (!joined) return undefined;
   // The row must be a plain project row (some callers store or spread it).
   const context: Record<string, unknown> = {};
