@@ -200,7 +200,6 @@ function similarityScore(term: string) {
 export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageRequest): Promise<PageResult<ProjectRow>> {
   let q = db.selectFrom('projects').selectAll('projects');
   if (f.none) q = q.where(sql<boolean>`1 = 0`);
-  if (f.scope.kind !== 'all') q = q.where(visibleProjectCondition(f.scope));
   if (f.authorized) q = q.where(authorizedCondition(f.authorized));
   if (f.namespaceIds) q = q.where('projects.namespace_id', 'in', f.namespaceIds.length ? f.namespaceIds : [-1]);
   if (f.archived !== undefined) q = q.where('projects.archived', '=', f.archived ? 1 : 0);
@@ -235,6 +234,10 @@ export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageReq
   if (f.withIssuesEnabled) q = q.where('projects.issues_access_level', '!=', 'disabled');
   if (f.withMergeRequestsEnabled) q = q.where('projects.merge_requests_access_level', '!=', 'disabled');
   q = whereCustomAttributes(q, 'project', 'projects.id', f.customAttributes);
+  // A user's public and internal projects alone are a subset that the visibility index walks
+  // quickly: past the count cap, they answer for the whole scope (paginate.ts).
+  const countSubset = f.scope.kind === 'user' && f.scope.levels.length ? q.where('projects.visibility_level', 'in', f.scope.levels) : undefined;
+  if (f.scope.kind !== 'all') q = q.where(visibleProjectCondition(f.scope));
 
   if (f.orderBy === 'similarity') {
     q = f.search
@@ -244,7 +247,7 @@ export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageReq
     if (f.orderBy !== 'id') q = q.orderBy(`projects.${f.orderBy}`, f.sort);
     q = q.orderBy('projects.id', f.sort);
   }
-  return runPage(db, q, page, 'projects.id');
+  return runPage(db, q, page, 'projects.id', countSubset);
 }
 
 
