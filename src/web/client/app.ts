@@ -1,4 +1,8 @@
 // The web interface's one script: each feature finds its markup and wires it up.
 import { initForms } from './forms.js';
+import { initJobLog } from './job_log.js';
+import { initPipeline } from './pipeline.js';
 
 initForms(document);
+initPipeline(document);
+initJobLog(document);
