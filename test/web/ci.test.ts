@@ -16,14 +16,15 @@ import { launchBrowser, screenshot, seriousA11yViolations, signIn, startWebServe
 import { AnsiLog, logHtml } from '../../src/web/views/ansi.js';
 import { pipelineGraph } from '../../src/web/views/pipeline_graph.js';
 
-// A job that writes, waits, then writes colours and a collapsed section; two jobs after it that
-// also leave a JUnit report (one failing case) and an artifact; a last stage.
-const CI = `stages: [build, test, deploy]
+// A job that writes, waits until the test has its log open (the signal file appears), then writes
+// colours and a collapsed section; two jobs after it, one leaving a JUnit report (one failing
+// case) and an artifact; a last stage.
+const ciFile = (signal: string) => `stages: [build, test, deploy]
 compile:
   stage: build
   script:
     - echo "compiling step one"
-    - sleep 4
+    - for i in $(seq 600); do [ -e ${signal} ] && break; sleep 0.1; done
     - |
       printf '\\e[0Ksection_start:%s:deps[collapsed=true]\\r\\e[0K\\e[36;1mInstalling deps\\e[0m\\n' "$(date +%s)"
     - echo "dep one installed"
@@ -167,7 +168,7 @@ for (const dialect of DIALECTS) {
       project = (await s.api('GET', `/projects/${encodeURIComponent('alice/ci-demo')}`, undefined, alice.token)).body;
 
       const dir = await initWorkTree(git, cloneUrl(project.http_url_to_repo, alice.token, 'alice'));
-      await commitFiles(git, dir, { '.service-ci.yml': CI, 'README.md': '# ci-demo\n' }, 'Add CI');
+      await commitFiles(git, dir, { '.service-ci.yml': ciFile(path.join(git.tmp, 'go')), 'README.md': '# ci-demo\n' }, 'Add CI');
       await gitOk(git, ['push', '--quiet', 'origin', 'main'], { cwd: dir });
       pipeline = await waitUntil('the pushed pipeline', async () => (await s.api('GET', `/projects/${project.id}/pipelines`, undefined, alice.token)).body[0]);
 
@@ -213,6 +214,7 @@ for (const dialect of DIALECTS) {
       assert.equal(await log.getAttribute('data-status'), 'running');
       await logPage.getByRole('button', { name: 'Cancel' }).waitFor();
       await screenshot(logPage, `${dialect}-ci-job-streaming`);
+      fs.writeFileSync(path.join(git.tmp, 'go'), '');
       // the lines arrive: the section (collapsed, coloured header), then the coloured last line
       await log.locator('details.log-section[data-section="deps"]').waitFor({ timeout: 30_000 });
       await log.locator('.term-fg-2.term-bold', { hasText: /^Build OK$/ }).waitFor({ timeout: 30_000 });
@@ -238,6 +240,8 @@ for (const dialect of DIALECTS) {
       assert.equal(await page.evaluate(() => (window as any).__sameDocument), true, 'the pipeline page was not reloaded');
       assert.equal(navigations, 0);
       await screenshot(page, `${dialect}-ci-pipeline-success`);
+      // the next pipeline's compile job waits again (until it is canceled)
+      fs.rmSync(path.join(git.tmp, 'go'));
     });
 
     it('the test report tab lists suites and cases with the failure output', async () => {
@@ -273,6 +277,8 @@ for (const dialect of DIALECTS) {
       // cancel it from the page; the API agrees
       await page.getByRole('button', { name: 'Cancel pipeline' }).click();
       await waitUntil('the cancel', async () => (await s.api('GET', `/projects/${project.id}/pipelines/${id}`, undefined, alice.token)).body.status === 'canceled');
+      // the page reloads after the action and shows it
+      await page.locator('[data-pipeline-live][data-status="canceled"]').waitFor();
       // filters: the status filter narrows the list
       await page.goto('/alice/ci-demo/-/pipelines?status=canceled');
       assert.equal(await page.locator('tr[data-pipeline-id]').count(), 1);

@@ -242,7 +242,7 @@ function artifactsPanel(ctx: ProjectPageContext, job: any): Html {
   <h2 id="artifacts-title">Job artifacts</h2>
   <p>${job.artifacts_file.filename} · ${job.artifacts_file.size} bytes${job.artifacts_expire_at ? html` · expire ${when(job.artifacts_expire_at)}` : ''}</p>
   <p class="toolbar">
-    <a class="button" href="/api/v4/projects/${ctx.project.id}/jobs/${job.id}/artifacts" download>Download</a>
+    <a class="button" href="${base(ctx)}/-/jobs/${job.id}/artifacts/download">Download</a>
     <a class="button" href="${base(ctx)}/-/jobs/${job.id}/artifacts/browse">Browse</a>
   </p>
 </section>`;

@@ -1,6 +1,7 @@
 // Every page, by where it lives. A new page joins its area's list; an area's list joins here.
 import type { ProjectPage, SitePage } from '../page.js';
 import { ciPages } from './ci.js';
+import { ciArtifactPages } from './ci_artifacts.js';
 import { groupPages } from './groups.js';
 import { projectOverviewPages } from './project.js';
 import { signInPages } from './sign_in.js';
@@ -8,4 +9,4 @@ import { sitePages as dashboardPages } from './site.js';
 
 export const sitePages: SitePage[] = [...signInPages, ...dashboardPages, ...groupPages];
 
-export const projectPages: ProjectPage[] = [...projectOverviewPages, ...ciPages];
+export const projectPages: ProjectPage[] = [...projectOverviewPages, ...ciPages, ...ciArtifactPages];
