@@ -259,6 +259,27 @@ for (const dialect of DIALECTS) {
       await screenshot(page, `${dialect}-ci-test-report`);
     });
 
+    it('a job\'s artifacts: download the archive, browse its folders, open a file', async () => {
+      const jobs = (await s.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/jobs`, undefined, alice.token)).body;
+      const unit = jobs.find((j: any) => j.name === 'unit');
+      await page.goto(new URL(unit.web_url).pathname);
+      await page.getByRole('heading', { name: 'Job artifacts' }).waitFor();
+      const download = await page.request.get(await page.getByRole('link', { name: 'Download' }).getAttribute('href') as string);
+      assert.equal(download.status(), 200);
+      assert.equal(download.headers()['content-type'], 'application/zip');
+      assert.equal((await download.body()).subarray(0, 2).toString(), 'PK');
+      await page.getByRole('link', { name: 'Browse' }).click();
+      await page.getByRole('heading', { name: 'Artifacts', level: 1 }).waitFor();
+      await page.getByRole('link', { name: 'out/' }).click();
+      await page.getByRole('link', { name: 'sub/' }).click();
+      assert.deepEqual(await seriousA11yViolations(page), []);
+      await screenshot(page, `${dialect}-ci-artifacts-browse`);
+      await page.getByRole('link', { name: 'greeting.txt' }).click();
+      assert.equal((await page.textContent('body'))!.trim(), 'hello');
+      const res = await page.goto(`/alice/ci-demo/-/jobs/${unit.id}/artifacts/browse/no/such`);
+      assert.equal(res!.status(), 404);
+    });
+
     it('a developer runs a pipeline from the list form and lands on it', async () => {
       await page.goto('/alice/ci-demo/-/pipelines');
       await page.getByText('Run a new pipeline').click();
@@ -295,6 +316,7 @@ for (const dialect of DIALECTS) {
         ['/alice/ci-demo/-/pipelines', 'Pipelines'],
         [`/alice/ci-demo/-/pipelines/${pipeline.id}`, `Pipeline #${pipeline.id}`],
         [`/alice/ci-demo/-/pipelines/${pipeline.id}/test_report`, `Pipeline #${pipeline.id}`],
+        [`/alice/ci-demo/-/jobs/${jobs.find((j: any) => j.name === 'unit').id}/artifacts/browse/out`, 'Artifacts'],
         [`/alice/ci-demo/-/jobs/${compile.id}`, /Job compile/],
       ] as const) {
         const res = await page.goto(p);
