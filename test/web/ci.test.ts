@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DIALECTS } from '../helpers/build.js';
 import { cloneUrl, commitFiles, gitOk, initWorkTree, type GitTestApp } from '../helpers/git.js';
+import { waitFor } from '../helpers/queue.js';
 import { launchBrowser, screenshot, seriousA11yViolations, signIn, startWebServer, type WebServer } from '../helpers/web.js';
 import { AnsiLog, logHtml } from '../../src/web/views/ansi.js';
 import { pipelineGraph } from '../../src/web/views/pipeline_graph.js';
@@ -50,16 +51,6 @@ ship:
   stage: deploy
   script: echo ship
 `;
-
-async function waitUntil<T>(what: string, f: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 describe('web CI views (pure)', () => {
   it('the log parser: colours, bold, sections as <details>, carriage-return overwrites, escaping', () => {
@@ -142,7 +133,7 @@ for (const dialect of DIALECTS) {
         branch: 'main', commit_message: 'ci', actions: [{ action: 'create', file_path: '.service-ci.yml', content: 'only-job:\n  script: echo secret\n' }],
       }, alice.token);
       assert.equal(put.status, 201);
-      secretPipeline = await waitUntil('the private pipeline', async () => (await s.api('GET', `/projects/${secret.id}/pipelines`, undefined, alice.token)).body[0]);
+      secretPipeline = await waitFor('the private pipeline', async () => (await s.api('GET', `/projects/${secret.id}/pipelines`, undefined, alice.token)).body[0], 60_000);
     });
     after(async () => {
       await browser?.close();
@@ -170,7 +161,7 @@ for (const dialect of DIALECTS) {
       const dir = await initWorkTree(git, cloneUrl(project.http_url_to_repo, alice.token, 'alice'));
       await commitFiles(git, dir, { '.service-ci.yml': ciFile(path.join(git.tmp, 'go')), 'README.md': '# ci-demo\n' }, 'Add CI');
       await gitOk(git, ['push', '--quiet', 'origin', 'main'], { cwd: dir });
-      pipeline = await waitUntil('the pushed pipeline', async () => (await s.api('GET', `/projects/${project.id}/pipelines`, undefined, alice.token)).body[0]);
+      pipeline = await waitFor('the pushed pipeline', async () => (await s.api('GET', `/projects/${project.id}/pipelines`, undefined, alice.token)).body[0], 60_000);
 
       // The pipelines list shows it, with the Run pipeline form for a developer.
       await page.goto('/alice/ci-demo/-/pipelines');
@@ -201,10 +192,10 @@ for (const dialect of DIALECTS) {
       // Meanwhile, the compile job's log in a second tab, opened while it runs.
       const jobs = (await s.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/jobs`, undefined, alice.token)).body;
       const compile = jobs.find((j: any) => j.name === 'compile');
-      await waitUntil('compile to run and write', async () => {
+      await waitFor('compile to run and write', async () => {
         const t = await s.api('GET', `/projects/${project.id}/jobs/${compile.id}/trace`, undefined, alice.token);
         return t.status === 200 && String(t.body).includes('compiling step one');
-      });
+      }, 60_000);
       const logPage = await ctx.newPage();
       await logPage.goto(new URL(compile.web_url).pathname);
       await logPage.evaluate(() => ((window as any).__sameDocument = true));
@@ -223,7 +214,7 @@ for (const dialect of DIALECTS) {
       assert.equal(await section.locator('summary .term-fg-6.term-bold').textContent(), 'Installing deps');
       assert.match((await section.locator('.section-body').textContent())!, /^dep one installed$/m);
             assert.equal(await log.locator('.term-fg-1', { hasText: /^red text$/ }).count(), 1);
-      await waitUntil('the job page to see the job finish', async () => (await log.getAttribute('data-status')) === 'success');
+      await waitFor('the job page to see the job finish', async () => (await log.getAttribute('data-status')) === 'success', 60_000);
       await logPage.locator('[data-job-facts] [data-status="success"]').waitFor();
       assert.equal(await logPage.getByRole('button', { name: 'Cancel' }).count(), 0, 'no Cancel once the job finished');
       assert.equal(await logPage.evaluate(() => (window as any).__sameDocument), true, 'the job page was not reloaded');
@@ -297,7 +288,7 @@ for (const dialect of DIALECTS) {
       assert.equal(created.body.ref, 'main');
       // cancel it from the page; the API agrees
       await page.getByRole('button', { name: 'Cancel pipeline' }).click();
-      await waitUntil('the cancel', async () => (await s.api('GET', `/projects/${project.id}/pipelines/${id}`, undefined, alice.token)).body.status === 'canceled');
+      await waitFor('the cancel', async () => (await s.api('GET', `/projects/${project.id}/pipelines/${id}`, undefined, alice.token)).body.status === 'canceled', 60_000);
       // the page reloads after the action and shows it
       await page.locator('[data-pipeline-live][data-status="canceled"]').waitFor();
       // filters: the status filter narrows the list

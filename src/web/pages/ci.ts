@@ -180,7 +180,7 @@ ${pipelineTabs(ctx, id, 'tests', testCount)}
   <span class="status-failed">${report.error_count} errors</span> ·
   <span class="muted">${report.skipped_count} skipped</span> ·
   <span class="status-success">${report.success_count} passed</span> ·
-  ${duration(report.total_time)}</p>
+  ${seconds(report.total_time)}</p>
 ${
   suites.length === 0
     ? html`<p class="muted">There are no test reports for this pipeline.</p>`
@@ -188,7 +188,7 @@ ${
   <caption class="visually-hidden">Test suites</caption>
   <thead><tr><th scope="col">Suite</th><th scope="col">Duration</th><th scope="col">Failed</th><th scope="col">Errors</th><th scope="col">Skipped</th><th scope="col">Passed</th><th scope="col">Total</th></tr></thead>
   <tbody>${suites.map(
-    (s) => html`<tr><th scope="row"><a href="#suite-${suites.indexOf(s)}">${s.name}</a></th><td>${duration(s.total_time)}</td><td>${s.failed_count}</td><td>${s.error_count}</td><td>${s.skipped_count}</td><td>${s.success_count}</td><td>${s.total_count}</td></tr>`,
+    (s) => html`<tr><th scope="row"><a href="#suite-${suites.indexOf(s)}">${s.name}</a></th><td>${seconds(s.total_time)}</td><td>${s.failed_count}</td><td>${s.error_count}</td><td>${s.skipped_count}</td><td>${s.success_count}</td><td>${s.total_count}</td></tr>`,
   )}</tbody>
 </table>
 ${suites.map((s, i) => suiteSection(s, i))}`
@@ -213,12 +213,15 @@ ${s.suite_error ? html`<p class="flash" role="alert">${s.suite_error}</p>` : ''}
         : ''
     }</td>
     <td class="mono">${c.classname ?? ''}</td>
-    <td>${c.execution_time.toFixed(2)}s</td>
+    <td>${seconds(c.execution_time)}</td>
   </tr>`,
   )}</tbody>
 </table>
 </section>`;
 }
+
+/** Test times are short: hundredths of a second below a minute. */
+const seconds = (n: number): string => (n < 60 ? `${n.toFixed(2)}s` : duration(n));
 
 const caseRank = (status: string): number => ({ failed: 0, error: 1, skipped: 2, success: 3 })[status] ?? 4;
 

@@ -52,7 +52,7 @@ async function browse(ctx: ProjectPageContext): Promise<PageOutcome> {
   <caption class="visually-hidden">Files in ${dir || 'the archive'}</caption>
   <thead><tr><th scope="col">Name</th><th scope="col" class="size">Size</th></tr></thead>
   <tbody>
-  ${sub ? html`<tr><td><a href="${jobBase}/artifacts/browse/${encodePath(parts.slice(0, -1).join('/'))}">..</a></td><td></td></tr>` : ''}
+  ${sub ? html`<tr><td><a href="${jobBase}/artifacts/browse/${encodePath(parts.slice(0, -1).join('/'))}" title="Parent folder"><span aria-hidden="true">..</span><span class="visually-hidden">Parent folder</span></a></td><td></td></tr>` : ''}
   ${list.map(
     (c) => html`<tr>
     <td>${c.dir ? html`<a href="${jobBase}/artifacts/browse/${encodePath(dir + c.name)}">${c.name}/</a>` : html`<a href="${jobBase}/artifacts/raw/${encodePath(dir + c.name)}">${c.name}</a>`}</td>
