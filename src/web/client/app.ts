@@ -2,7 +2,11 @@
 import { initForms } from './forms.js';
 import { initJobLog } from './job_log.js';
 import { initPipeline } from './pipeline.js';
+import { initRefresh } from './refresh.js';
+import { initSettings } from './settings.js';
 
 initForms(document);
+initRefresh(document);
+initSettings(document);
 initPipeline(document);
 initJobLog(document);
