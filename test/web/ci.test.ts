@@ -299,6 +299,29 @@ for (const dialect of DIALECTS) {
       await screenshot(page, `${dialect}-ci-pipelines-list`);
     });
 
+    it('a developer retries, cancels and erases jobs from the job page', async () => {
+      const jobs = (await s.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/jobs`, undefined, alice.token)).body;
+      const compile = jobs.find((j: any) => j.name === 'compile');
+      const lint = jobs.find((j: any) => j.name === 'lint');
+      await page.goto(new URL(compile.web_url).pathname);
+      await page.getByRole('button', { name: 'Retry' }).click();
+      // the retry is a new job (it waits for the signal file again), and its page follows it
+      await page.waitForURL((u) => /\/-\/jobs\/\d+$/.test(u.pathname) && !u.pathname.endsWith(`/${compile.id}`));
+      const retried = Number(new URL(page.url()).pathname.split('/').pop());
+      assert.ok(retried > compile.id);
+      await page.locator('[data-job-log]').getByText('compiling step one').first().waitFor({ timeout: 60_000 });
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.locator('[data-job-facts] [data-status="canceled"]').waitFor({ timeout: 30_000 });
+      assert.equal((await s.api('GET', `/projects/${project.id}/jobs/${retried}`, undefined, alice.token)).body.status, 'canceled');
+      // erase asks first, then the log is gone
+      await page.goto(new URL(lint.web_url).pathname);
+      page.once('dialog', (d) => void d.accept());
+      await page.getByRole('button', { name: 'Erase' }).click();
+      await page.getByText('This job has no log.').waitFor();
+      assert.equal((await s.api('GET', `/projects/${project.id}/jobs/${lint.id}/trace`, undefined, alice.token)).status, 404);
+      await screenshot(page, `${dialect}-ci-job-erased`);
+    });
+
     it('a logged-out visitor sees every CI page of a public project, without actions', async () => {
       await fresh();
       const jobs = (await s.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/jobs`)).body;
