@@ -5,7 +5,7 @@
 // ANVIL_TEST_DATABASE_URL set for a fresh PostgreSQL database. Not part of `npm test`: a figure,
 // not an assertion. The runner is off so the pipeline stays as planned (statuses do not change
 // what is drawn); the page's poll starts 2 s after load, after the figures are taken.
-import { launchBrowser, startWebServer } from '../test/helpers/web.js';
+import { launchBrowser, screenshot, startWebServer } from '../test/helpers/web.js';
 
 const JOBS = Number(process.env.ANVIL_BENCH_WEB_JOBS ?? 100);
 const STAGES = 5;
@@ -68,6 +68,7 @@ try {
     load.push(m.load);
     bytes = m.size;
   }
+  await screenshot(page, `web-paint-${JOBS}-jobs`);
   console.log(`pipeline page, ${JOBS} jobs (${jobs.body.length} listed), ${dialect}, ${LOADS} loads after one warm-up; HTML ${bytes} bytes`);
   console.log(`first contentful paint: ${fmt(stats(fcp))}`);
   console.log(`document response end:  ${fmt(stats(ttfb))}`);
