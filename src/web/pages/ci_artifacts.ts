@@ -6,15 +6,22 @@ import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPag
 import { sitePath } from '../views/lists.js';
 import { zipEntries, zipEntryData, type ZipEntry } from '../zip.js';
 
-async function archiveOf(ctx: ProjectPageContext): Promise<{ job: any; entries: ZipEntry[]; zip: Buffer }> {
+/** Browsing holds the archive in memory while it is read: a larger one is offered for download only. */
+export const BROWSE_LIMIT = 32 * 1024 * 1024;
+
+async function jobOf(ctx: ProjectPageContext): Promise<any> {
   if (!/^\d{1,12}$/.test(ctx.params.id)) throw new PageNotFound();
   const job = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${ctx.params.id}`);
   if (job.status !== 200) throw new PageNotFound();
+  return job.body;
+}
+
+async function archiveOf(ctx: ProjectPageContext, job: any): Promise<{ job: any; entries: ZipEntry[]; zip: Buffer }> {
   const a = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${ctx.params.id}/artifacts`);
   if (a.status !== 200) throw new PageNotFound();
   const entries = zipEntries(a.bytes);
   if (!entries) throw new PageNotFound();
-  return { job: job.body, entries, zip: a.bytes };
+  return { job, entries, zip: a.bytes };
 }
 
 /** The folder's children: files and folders (implied by deeper paths too), folders first. */
@@ -33,12 +40,22 @@ function children(entries: ZipEntry[], dir: string): { name: string; dir: boolea
 const sizeText = (n: number): string => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
 
 async function browse(ctx: ProjectPageContext): Promise<PageOutcome> {
-  const { job, entries } = await archiveOf(ctx);
+  const job = await jobOf(ctx);
+  const jobBase = `/${encodePath(ctx.project.path_with_namespace)}/-/jobs/${job.id}`;
+  if ((job.artifacts_file?.size ?? 0) > BROWSE_LIMIT) {
+    return {
+      title: `Artifacts · ${job.name} · ${ctx.project.name_with_namespace}`,
+      section: 'pipelines',
+      body: html`<h1>Artifacts</h1>
+<p>This archive (${sizeText(job.artifacts_file.size)}) is too large to browse here.</p>
+<p><a class="button" href="${jobBase}/artifacts/download">Download artifacts archive</a></p>`,
+    };
+  }
+  const { entries } = await archiveOf(ctx, job);
   const sub = (ctx.params['*'] ?? '').replace(/^\/+|\/+$/g, '');
   const dir = sub ? `${sub}/` : '';
   const list = children(entries, dir);
   if (sub && list.length === 0) throw new PageNotFound();
-  const jobBase = `/${encodePath(ctx.project.path_with_namespace)}/-/jobs/${job.id}`;
   const parts = sub ? sub.split('/') : [];
   return {
     title: `Artifacts · ${job.name} · ${ctx.project.name_with_namespace}`,
@@ -65,7 +82,9 @@ async function browse(ctx: ProjectPageContext): Promise<PageOutcome> {
 }
 
 async function rawFile(ctx: ProjectPageContext): Promise<PageOutcome> {
-  const { entries, zip } = await archiveOf(ctx);
+  const job = await jobOf(ctx);
+  if ((job.artifacts_file?.size ?? 0) > BROWSE_LIMIT) throw new PageNotFound();
+  const { entries, zip } = await archiveOf(ctx, job);
   const entry = entries.find((e) => e.path === ctx.params['*'] && !e.path.endsWith('/'));
   const data = entry && zipEntryData(zip, entry);
   if (!entry || !data) throw new PageNotFound();
