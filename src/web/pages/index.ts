@@ -2,9 +2,13 @@
 import type { ProjectPage, SitePage } from '../page.js';
 import { groupPages } from './groups.js';
 import { projectOverviewPages } from './project.js';
+import { repositoryPages } from './repository.js';
+import { repositoryBranchPages } from './repository_branches.js';
+import { repositoryCommitPages } from './repository_commits.js';
+import { refSwitchPages } from './repository_refs.js';
 import { signInPages } from './sign_in.js';
 import { sitePages as dashboardPages } from './site.js';
 
 export const sitePages: SitePage[] = [...signInPages, ...dashboardPages, ...groupPages];
 
-export const projectPages: ProjectPage[] = [...projectOverviewPages];
+export const projectPages: ProjectPage[] = [...projectOverviewPages, ...repositoryPages, ...repositoryCommitPages, ...repositoryBranchPages, ...refSwitchPages];
