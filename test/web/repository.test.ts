@@ -75,8 +75,15 @@ for (const dialect of DIALECTS) {
           { action: 'create', file_path: 'pic.svg', content: '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10"/></svg>\n' },
         ],
       });
-      change = await commit(open, { commit_message: 'Change a line\n\nWith a body that explains it.', actions: [{ action: 'update', file_path: 'src/app.ts', content: 'export const one = 1;\nexport const two = 22;\nconsole.log(one + two);\n' }] });
-      assert.equal((await s.api('POST', `/projects/${open.id}/repository/branches`, { branch: 'feature/deep', ref: 'main' }, alice.token)).status, 201);
+      change = await commit(open, {
+        commit_message: 'Change a line\n\nWith a body that explains it.',
+        actions: [
+          { action: 'update', file_path: 'src/app.ts', content: 'export const one = 1;\nexport const two = 22;\nconsole.log(one + two);\n' },
+          { action: 'create', file_path: '.service-ci.yml', content: 'check:\n  script: echo checked\n' },
+        ],
+      });
+      const branch = await s.api('POST', `/projects/${open.id}/repository/branches`, { branch: 'feature/deep', ref: 'main' }, alice.token);
+      assert.equal(branch.status, 201, `${JSON.stringify(branch.body)}\n${s.server.stderr()}\n${s.server.stdout()}`);
       await commit(open, { branch: 'feature/deep', commit_message: 'Deep work', actions: [{ action: 'create', file_path: 'src/deep.txt', content: 'only on the feature branch\n' }] });
       // a tag, pushed with the real git client
       const dir = path.join(g.tmp, 'tagger');
@@ -120,7 +127,8 @@ for (const dialect of DIALECTS) {
       assert.equal(await readme.getByRole('link', { name: 'mail' }).getAttribute('href'), 'mailto:a@example.com');
       const logo = readme.getByRole('img', { name: 'Logo' });
       assert.equal(await logo.getAttribute('src'), `${base()}/-/raw/main/img/logo.png`);
-      assert.equal(await logo.evaluate((img: HTMLImageElement) => img.naturalWidth), 1, 'the image loads from the raw view');
+      // the image loads from the raw view
+      await page.waitForFunction((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 1, await logo.elementHandle());
       assert.equal(await page.getByLabel('Clone with HTTP').inputValue(), open.http_url_to_repo);
       await page.getByRole('button', { name: 'Copy URL' }).waitFor();
       const badge = page.getByRole('list', { name: 'Badges' }).getByRole('img', { name: 'pipeline' });
@@ -239,16 +247,29 @@ for (const dialect of DIALECTS) {
       await page.getByRole('heading', { name: 'Change a line', level: 1 }).waitFor();
       await page.getByText('With a body that explains it.').waitFor();
       await page.locator('.facts').getByRole('link', { name: change.parent_ids[0].slice(0, 8) }).waitFor();
-      const added = page.locator('table.diff tr.add');
-      const removed = page.locator('table.diff tr.del');
+      const app = page.locator('section.file-diff', { has: page.getByRole('heading', { name: /src\/app\.ts/ }) });
+      await page.locator('section.file-diff', { has: page.getByRole('heading', { name: /\.service-ci\.yml added/ }) }).waitFor();
+      const added = app.locator('table.diff tr.add');
+      const removed = app.locator('table.diff tr.del');
       assert.deepEqual(await added.locator('td.dc').allInnerTexts(), ['+export const two = 22;']);
       assert.deepEqual(await removed.locator('td.dc').allInnerTexts(), ['-export const two = 2;']);
       assert.equal(await added.locator('td.dc').evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(230, 255, 236)');
       assert.equal(await removed.locator('td.dc').evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(255, 235, 233)');
-      const pipelines = await s.api('GET', `/projects/${open.id}/pipelines?sha=${change.id}`);
-      const pipelineText = await page.locator('.facts dd.pipeline').innerText();
-      if (pipelines.body.length) assert.match(pipelineText, new RegExp(`#${pipelines.body[0].id}`));
-      else assert.equal(pipelineText, 'none');
+      // the commit's CI file made a pipeline (in the background): the page shows it with its status
+      let pipeline: any;
+      for (let i = 0; i < 100 && !pipeline; i++) {
+        pipeline = (await s.api('GET', `/projects/${open.id}/pipelines?sha=${change.id}`)).body[0];
+        if (!pipeline) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.ok(pipeline, 'a pipeline for the commit');
+      await page.reload();
+      const shown = page.locator('.facts dd.pipeline');
+      assert.equal(await shown.getByRole('link').getAttribute('href'), `${base()}/-/pipelines/${pipeline.id}`);
+      assert.match(await shown.innerText(), new RegExp(`#${pipeline.id}$`));
+      assert.ok(['created', 'pending', 'running', 'success', 'failed'].includes((await shown.locator('[data-status]').getAttribute('data-status'))!));
+      await page.goto(`${base()}/-/commit/${change.parent_ids[0]}`);
+      assert.equal(await page.locator('.facts dd.pipeline').innerText(), 'none');
+      await page.goBack();
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-repo-commit`);
       assert.equal((await fetch(`${s.url}${base()}/-/commit/${'0'.repeat(40)}`, { redirect: 'manual' })).status, 302);

@@ -76,7 +76,7 @@ ${await lastCommitLine(ctx, ref, path)}
   <tbody>
   ${path ? html`<tr><td><a href="${viewUrl(p, 'tree', ref, parent)}">..</a></td><td class="muted">parent directory</td></tr>` : ''}
   ${entries.map(
-    (e) => html`<tr><td><span class="entry-icon" aria-hidden="true">${e.type === 'tree' ? '📁' : e.type === 'commit' ? '📦' : '📄'}</span>
+    (e) => html`<tr><td>${entryIcon(e.type)}
     ${e.type === 'commit' ? e.name : html`<a href="${viewUrl(p, e.type === 'tree' ? 'tree' : 'blob', ref, e.path)}">${e.name}</a>`}</td>
     <td class="muted">${e.type === 'tree' ? 'directory' : e.type === 'commit' ? 'submodule' : 'file'}</td></tr>`,
   )}
@@ -85,6 +85,15 @@ ${await lastCommitLine(ctx, ref, path)}
 ${pagerLinks(pagerOf(a), (n) => `${viewUrl(p, 'tree', ref, path)}?page=${n}`)}
 ${readme ? ((await readmeSection(ctx, ref, readme)) ?? '') : ''}`,
   };
+}
+
+/** Small drawn icons (no icon font, nothing loaded): a folder, or a page for files and submodules. */
+function entryIcon(type: string): Html {
+  const shape =
+    type === 'tree'
+      ? 'M1.5 3.5h5l1.5 1.5h6.5v8.5h-13z'
+      : 'M3.5 1.5h6l3 3v10h-9z M9.5 1.5v3h3';
+  return html`<svg class="entry-icon ${type}" aria-hidden="true" width="16" height="16" viewBox="0 0 16 16"><path d="${shape}"/></svg>`;
 }
 
 function emptyRepository(ctx: ProjectPageContext) {

@@ -8,6 +8,8 @@ import { projectBase, refsOf, refSwitcher, splitRef, viewUrl } from './repositor
 
 const PER_PAGE = 20;
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 async function commitsPage(ctx: ProjectPageContext) {
   const p = ctx.project;
   const refs = await refsOf(ctx);
@@ -113,7 +115,7 @@ ${body && c.message.includes('\n') ? html`<pre class="commit-message">${body}</p
     c.parent_ids.length === 0 ? html`<span class="muted">none (root commit)</span>` : c.parent_ids.map((id: string) => html`<a href="${projectBase(p)}/-/commit/${id}"><code>${shortSha(id)}</code></a> `)
   }</dd>
   <dt>Pipeline</dt><dd class="pipeline">${pipeline ? html`<a href="${sitePath(pipeline.web_url)}">${statusBadge(pipeline.status)} #${pipeline.id}</a>` : html`<span class="muted">none</span>`}</dd>
-  ${c.stats ? html`<dt>Changes</dt><dd><span class="added">+${c.stats.additions}</span> <span class="removed">−${c.stats.deletions}</span> in ${diffs.headers['x-total'] ?? files.length} files</dd>` : ''}
+  ${c.stats ? html`<dt>Changes</dt><dd><span class="added">+${c.stats.additions}</span> <span class="removed">−${c.stats.deletions}</span> in ${plural(Number(diffs.headers['x-total'] ?? files.length), 'file')}</dd>` : ''}
 </dl>
 <p><a class="button" href="${viewUrl(p, 'tree', c.id)}">Browse files</a></p>
 <h2>Changes</h2>
