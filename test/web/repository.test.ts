@@ -11,6 +11,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DIALECTS } from '../helpers/build.js';
 import { commitFiles, gitOk, runGit, type GitTestApp } from '../helpers/git.js';
 import { launchBrowser, screenshot, seriousA11yViolations, signIn, startWebServer, type WebServer } from '../helpers/web.js';
+import { renderMarkdown } from '../../src/web/views/markdown.js';
+import { repoLinks } from '../../src/web/pages/repository_refs.js';
 
 // A 1×1 PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -26,6 +28,38 @@ A project to **show** the pages. See [the guide](docs/guide.md) and [the docs fo
 
 [bad link](javascript:window.pwned=true) and [web](https://example.com/page) and [mail](mailto:a@example.com)
 `;
+
+describe('Markdown from a repository is made safe', () => {
+  const project = { path_with_namespace: 'g/p' };
+  const md = (src: string, dir = 'docs') => renderMarkdown(src, repoLinks(project, 'feature/x', dir)).text;
+
+  it('drops script URLs however they are spelled, and data: images', () => {
+    for (const href of ['javascript:alert(1)', 'JavaScript:alert(1)', 'java\tscript:alert(1)', '<java\nscript:alert(1)>', 'vbscript:x', 'data:text/html,<b>x</b>']) {
+      const out = md(`[click](${href})`);
+      assert.doesNotMatch(out, /<a /, href);
+      assert.match(out, /click/);
+    }
+    assert.doesNotMatch(md('![x](data:image/png;base64,AAAA)'), /<img/);
+    assert.doesNotMatch(md('![x](mailto:a@example.com)'), /<img/);
+  });
+
+  it('shows raw HTML as text, block and inline', () => {
+    const out = md('<div onclick="x()">hi</div>\n\ntext <b onmouseover="y()">bold</b> and <a href="javascript:z()">a</a>');
+    assert.doesNotMatch(out, /<div onclick|<b |<a /);
+    assert.match(out, /&lt;div onclick=&quot;x\(\)&quot;&gt;/);
+    assert.match(out, /&lt;b onmouseover=&quot;y\(\)&quot;&gt;bold&lt;\/b&gt;/);
+  });
+
+  it('points relative links at the blob or tree view and images at raw, on the same ref, never above the root', () => {
+    assert.match(md('[a](other.md)'), /href="\/g\/p\/-\/blob\/feature\/x\/docs\/other\.md"/);
+    assert.match(md('[a](/top.md#part)'), /href="\/g\/p\/-\/blob\/feature\/x\/top\.md#part"/);
+    assert.match(md('[a](../../../../etc/passwd)'), /href="\/g\/p\/-\/blob\/feature\/x\/etc\/passwd"/);
+    assert.match(md('[a](sub/)'), /href="\/g\/p\/-\/tree\/feature\/x\/docs\/sub"/);
+    assert.match(md('[a](#here)'), /href="#here"/);
+    assert.match(md('![pic](<img/a b.png>)', ''), /src="\/g\/p\/-\/raw\/feature\/x\/img\/a%20b\.png"/);
+    assert.match(md('[a](https://example.com/x?y=1&z=2)'), /href="https:\/\/example\.com\/x\?y=1&amp;z=2" rel="nofollow noopener noreferrer"/);
+  });
+});
 
 for (const dialect of DIALECTS) {
   describe(`web: repository pages (${dialect})`, () => {

@@ -14,11 +14,12 @@ export interface RepoLinks {
 }
 
 /**
- * A URL the browser may follow, or null. Tabs, newlines and control characters are dropped first,
- * as the browser's URL parser drops them, so `java\nscript:` cannot slip through as a relative URL.
+ * A URL the browser may follow, or null. Tabs and newlines anywhere and control characters at the
+ * ends are dropped first, as the browser's URL parser drops them, so `java\nscript:` cannot slip
+ * through as a relative URL. A relative URL is rebuilt from its path, so nothing else survives.
  */
 export function safeUrl(href: string, kind: 'link' | 'image', links: RepoLinks): string | null {
-  const clean = href.replace(/[\u0000-\u0020\u007f]/g, '');
+  const clean = href.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
   if (clean === '') return null;
   if (clean.startsWith('#')) return kind === 'link' ? clean : null;
   if (/^https?:\/\//i.test(clean) || clean.startsWith('//')) return clean;
