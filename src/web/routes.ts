@@ -50,6 +50,8 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
         ctx.params = found.params as Record<string, string>;
         return await send(ctx, await (found.store as { handler: SiteHandler }).handler(ctx));
       }
+      // `/-/…` is the server's own (health, assets, internal routes): no page there is a project's.
+      if (path.startsWith('/-/')) return reply.callNotFound();
       return await send(ctx, await byPath(ctx, path));
     } catch (e) {
       if (e instanceof PageNotFound || e instanceof SignInRequired) {

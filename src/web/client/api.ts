@@ -9,11 +9,18 @@ export interface Answer {
   body: any;
 }
 
+/** A FormData body goes as multipart (the browser sets its boundary); anything else as JSON. */
 export async function apiFetch(method: string, path: string, body?: unknown): Promise<Answer> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`/api/v4${path}`, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  const multipart = body instanceof FormData;
+  if (body !== undefined && !multipart) headers['content-type'] = 'application/json';
+  const res = await fetch(`/api/v4${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : multipart ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: any = text;
   try {
