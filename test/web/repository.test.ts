@@ -43,6 +43,10 @@ describe('Markdown from a repository is made safe', () => {
     assert.doesNotMatch(md('![x](mailto:a@example.com)'), /<img/);
   });
 
+  it('puts headings one level under the page\'s own title', () => {
+    assert.match(md('# Title\n\n###### Six'), /<h2>Title<\/h2>[\s\S]*<h6>Six<\/h6>/);
+  });
+
   it('shows raw HTML as text, block and inline', () => {
     const out = md('<div onclick="x()">hi</div>\n\ntext <b onmouseover="y()">bold</b> and <a href="javascript:z()">a</a>');
     assert.doesNotMatch(out, /<div onclick|<b |<a /);

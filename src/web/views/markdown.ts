@@ -1,5 +1,5 @@
-// Markdown from a repository (READMEs, .md files) as safe HTML: raw HTML in the source is shown
-// as text, links and images keep only http(s), mailto, anchors and relative URLs, and a relative
+// Markdown from a repository (READMEs, .md files) as safe HTML: headings one level down (under
+// the page's h1), raw HTML in the source is shown as text, links and images keep only http(s), mailto, anchors and relative URLs, and a relative
 // URL points into the repository (links to the blob or tree view, images to the raw view).
 import { Marked, type Tokens } from 'marked';
 import { escapeHtml, raw, type Html } from '../html.js';
@@ -52,6 +52,11 @@ export function renderMarkdown(source: string, links: RepoLinks): Html {
       html(token: Tokens.HTML | Tokens.Tag) {
         const text = escapeHtml(token.text);
         return 'block' in token && token.block ? `<p>${text}</p>\n` : text;
+      },
+      // One level down: the page's own title is its h1.
+      heading(this: any, token: Tokens.Heading) {
+        const level = Math.min(token.depth + 1, 6);
+        return `<h${level}>${this.parser.parseInline(token.tokens)}</h${level}>\n`;
       },
       link(this: any, token: Tokens.Link) {
         const inner: string = this.parser.parseInline(token.tokens);
