@@ -313,6 +313,21 @@ for (const dialect of DIALECTS) {
       assert.equal((await fetch(`${s.url}${base()}/-/commit/${'0'.repeat(40)}`, { redirect: 'manual' })).status, 302);
     });
 
+    it('commits are paged, 20 to a page, with Next and Previous links', async () => {
+      assert.equal((await s.api('POST', `/projects/${open.id}/repository/branches`, { branch: 'many', ref: 'main' }, alice.token)).status, 201);
+      for (let i = 1; i <= 20; i++) await commit(open, { branch: 'many', commit_message: `Step ${i}`, actions: [{ action: 'create', file_path: `steps/${i}.txt`, content: `${i}\n` }] });
+      await fresh();
+      await page.goto(`${base()}/-/commits/many`);
+      const first = await page.locator('.commit-title').allInnerTexts();
+      assert.equal(first.length, 20);
+      assert.deepEqual([first[0], first[19]], ['Step 20', 'Step 1']);
+      await page.getByRole('link', { name: 'Next' }).click();
+      await page.waitForURL(/page=2/);
+      assert.deepEqual((await page.locator('.commit-title').allInnerTexts()).slice(0, 2), ['Change a line', 'Add the pages to show']);
+      await page.getByRole('link', { name: 'Previous' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Next' }).count(), 0);
+    });
+
     it('branches and tags for a visitor: default and protected branches marked, who may push and merge, no delete buttons', async () => {
       await fresh();
       await page.goto(`${base()}/-/branches`);
