@@ -110,7 +110,7 @@ git push -u origin main</pre>`,
 
 function codeLines(text: string): Html {
   const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
-  return html`<div class="code" role="region" aria-label="File content" tabindex="0">${lines.map(
+  return html`<div class="blob-code" role="region" aria-label="File content" tabindex="0">${lines.map(
     (line, i) => html`<div class="line" id="L${i + 1}"><a class="ln" href="#L${i + 1}" aria-label="Line ${i + 1}">${i + 1}</a><span class="lc">${line}</span></div>`,
   )}</div>`;
 }
