@@ -1,6 +1,8 @@
 // Every page, by where it lives. A new page joins its area's list; an area's list joins here.
 import type { ProjectPage, SitePage } from '../page.js';
 import { alertPages } from './alerts.js';
+import { ciPages } from './ci.js';
+import { ciArtifactPages } from './ci_artifacts.js';
 import { groupPages } from './groups.js';
 import { hookPages } from './hooks.js';
 import { memberPages } from './members.js';
@@ -27,4 +29,6 @@ export const projectPages: ProjectPage[] = [
   ...repositoryCommitPages,
   ...repositoryBranchPages,
   ...refSwitchPages,
+  ...ciPages,
+  ...ciArtifactPages,
 ];
