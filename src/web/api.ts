@@ -7,7 +7,7 @@ export interface ApiAnswer {
   /** Parsed JSON, or undefined for another type. */
   body: any;
   text: string;
-  /** The body's bytes (an archive). */
+  /** The body's bytes (a raw file, an archive). */
   bytes: Buffer;
   headers: Record<string, string | string[] | number | undefined>;
 }

@@ -9,6 +9,10 @@ import { memberPages } from './members.js';
 import { projectOverviewPages } from './project.js';
 import { projectSettingsPages } from './project_settings.js';
 import { importProjectPages, importSitePages } from './project_settings_import.js';
+import { repositoryPages } from './repository.js';
+import { repositoryBranchPages } from './repository_branches.js';
+import { repositoryCommitPages } from './repository_commits.js';
+import { refSwitchPages } from './repository_refs.js';
 import { signInPages } from './sign_in.js';
 import { sitePages as dashboardPages } from './site.js';
 
@@ -21,6 +25,10 @@ export const projectPages: ProjectPage[] = [
   ...memberPages,
   ...hookPages,
   ...alertPages,
+  ...repositoryPages,
+  ...repositoryCommitPages,
+  ...repositoryBranchPages,
+  ...refSwitchPages,
   ...ciPages,
   ...ciArtifactPages,
 ];
