@@ -19,9 +19,8 @@ export interface SeededGit {
   projectId: number;
   /** `namespace/project`, as the reference's performance tool names projects. */
   fullPath: string;
-  /** The newest commit of main and the one 10 commits before it. */
+  /** The newest commit of main. */
   head: string;
-  tenBack: string;
   /** A file every commit's tree holds. */
   filePath: string;
 }
@@ -99,7 +98,7 @@ async function seed(ctx: BenchContext): Promise<SeededGit> {
     say(`git: ${COMMIT_COUNT} commits built with fast-import in ${built.toFixed(0)} ms (pack ${(packBytes / 2 ** 20).toFixed(1)} MiB); ` +
       `push over HTTP ${pushed.toFixed(0)} ms; clone over HTTP ${cloned.toFixed(0)} ms; ` +
       `${BRANCH_COUNT} branches pushed over HTTP in one push in ${branched.toFixed(0)} ms`);
-    return { projectId: project.id, fullPath: project.path_with_namespace, head: shas[0]!, tenBack: shas[10]!, filePath: 'dir1/file1.txt' };
+    return { projectId: project.id, fullPath: project.path_with_namespace, head: shas[0]!, filePath: 'dir1/file1.txt' };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
