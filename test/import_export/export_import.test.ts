@@ -18,6 +18,10 @@ import { multipart, PNG } from '../helpers/project_resources.js';
 import { insertFinishedPipelinesBulk } from '../../src/db/repos/bulk_ci.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
 import { gitText } from '../../src/git/git.js';
+import { EXPORTS_EXPIRE_JOB, scheduleExportsExpiry } from '../../src/domain/import_export/export.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
+import { findExport } from '../../src/db/repos/project_import_export.js';
+import { testQueue, waitFor } from '../helpers/queue.js';
 
 const STATUS_KEYS = ['created_at', 'description', 'export_status', 'id', 'name', 'name_with_namespace', 'path', 'path_with_namespace'];
 const IMPORT_KEYS = ['correlation_id', 'created_at', 'description', 'failed_relations', 'id', 'import_error', 'import_status', 'import_type', 'name', 'name_with_namespace', 'path', 'path_with_namespace'];
@@ -188,7 +192,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(taken.body, { message: 'Name has already been taken' });
     });
 
-    it("imports the reference's fixture: attributes, members, protected branches, custom attributes and pipelines; the rest skipped", async () => {
+    it("imports the reference's fixture: attributes, features, members, protected branches, badges, custom attributes and pipelines with their jobs; the rest skipped", async () => {
       const mapped = await t.createUser({ username: 'bernard_willms' });
       const byEmail = await t.createUser({ email: 'saul_will@gitlabexample.com' });
       // as an administrator: the reference maps members only then
@@ -209,9 +213,39 @@ for (const dialect of DIALECTS) {
       const pb = (await t.get(`/api/v4/projects/${r.body.id}/protected_branches`)).body;
       assert.deepEqual(pb.map((b: any) => [b.name, b.push_access_levels[0].access_level, b.merge_access_levels[0].access_level]), [['master', 40, 40]]);
       assert.deepEqual((await t.get(`/api/v4/projects/${r.body.id}/custom_attributes`)).body, [{ key: 'foo', value: 'foo' }, { key: 'bar', value: 'bar' }]);
-      const pipelines = (await t.get(`/api/v4/projects/${r.body.id}/pipelines?per_page=100`)).body;
-      assert.equal(pipelines.length, 7);
-      assert.ok(pipelines.every((pl: any) => pl.status === 'failed'));
+      // project_feature: 10 is the reference's "private" level of each feature: members only
+      const features = await t.c.db.selectFrom('projects').select(['issues_access_level', 'merge_requests_access_level', 'builds_access_level', 'wiki_access_level', 'snippets_access_level'])
+        .where('id', '=', r.body.id).executeTakeFirstOrThrow();
+      assert.deepEqual(Object.values(features), ['private', 'private', 'private', 'private', 'private']);
+      const outsider = await t.createUser();
+      assert.equal((await t.get(`/api/v4/projects/${r.body.id}`, outsider.token)).status, 200, 'an internal project');
+      assert.equal((await t.get(`/api/v4/projects/${r.body.id}/pipelines`, outsider.token)).status, 403, 'its pipelines are for members');
+      const badges = (await t.get(`/api/v4/projects/${r.body.id}/badges`)).body;
+      assert.deepEqual(badges.map((b: any) => [b.name, b.link_url, b.image_url, b.kind]), [
+        [null, 'http://www.example.com', 'http://www.example.com', 'project'], [null, 'http://www.example.com', 'http://www.example.com', 'project'],
+      ]);
+      assert.ok(badges.every((b: any) => b.id > 0 && b.rendered_link_url === 'http://www.example.com'));
+      const pipelines = (await t.get(`/api/v4/projects/${r.body.id}/pipelines?per_page=100&sort=asc`)).body;
+      assert.deepEqual(pipelines.map((pl: any) => [pl.sha, pl.ref, pl.status, pl.source]), [
+        ['2ea1f3dec713d940208fb5ce4a38765ecb5d3f73', 'master', 'failed', 'unknown'],
+        ['ce84140e8b878ce6e7c4d298c7202ff38170e3ac', 'master', 'failed', 'external_pull_request_event'],
+        ['048721d90c449b244b7b4c53a9186b04330174ec', 'master', 'failed', 'merge_request_event'],
+        ['sha-notes', '', 'failed', 'push'],
+        ['5f923865dde3436854e9ceb9cdb7815618d4e849', 'master', 'failed', 'unknown'],
+        ['d2d430676773caa88cdaf7c55944073b2fd5561a', 'master', 'failed', 'unknown'],
+        ['2ea1f3dec713d940208fb5ce4a38765ecb5d3f73', 'master', 'failed', 'unknown'],
+      ]);
+      const jobsOf = async (pl: any) => (await t.get(`/api/v4/projects/${r.body.id}/pipelines/${pl.id}/jobs?per_page=100&include_retried=true`)).body
+        .map((j: any) => [j.name, j.stage, j.status]).sort();
+      assert.deepEqual(await Promise.all(pipelines.map(jobsOf)), [
+        [['test build 1', 'test', 'failed'], ['test build 2', 'test', 'success']],
+        [],
+        [['test build 1', 'test', 'canceled'], ['test build 2', 'test', 'success']],
+        [['test build 1', 'test', 'failed'], ['test build 2', 'deploy', 'success']],
+        [['test build 1', 'test', 'failed'], ['test build 2', 'test', 'success']],
+        [['test build 1', 'test', 'failed'], ['test build 2', 'test', 'success']],
+        [],
+      ]);
       const authors = await t.c.db.selectFrom('ci_pipelines').select('user_id').distinct().where('project_id', '=', r.body.id).execute();
       assert.deepEqual(authors.map((a) => a.user_id), [1], 'authors the archive names but this instance lacks are the importer (root)');
 
@@ -223,7 +257,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await t.get(`/api/v4/projects/${mine.body.id}/members`)).body.map((m: any) => m.username), [who.username]);
 
       const jobCount = (await t.c.db.selectFrom('ci_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', r.body.id).executeTakeFirstOrThrow()).n;
-      assert.ok(Number(jobCount) > 0);
+      assert.equal(Number(jobCount), 10);
     });
 
     describe('hostile and broken archives fail with a clear import_error and leave nothing behind', () => {
@@ -283,6 +317,40 @@ for (const dialect of DIALECTS) {
       ]);
       assert.deepEqual(keysOf(st.failed_relations[0]), ['created_at', 'exception_class', 'exception_message', 'id', 'line_number', 'relation_name', 'source']);
       assert.deepEqual((await t.get(`/api/v4/projects/${r.body.id}/custom_attributes`)).body, [{ key: 'ok', value: '1' }]);
+    });
+
+    it('the expiry job removes archives older than 24 hours: their download is the 404 and the blob is gone; a newer one stays', async () => {
+      const [old, fresh] = [await makeRepoProject(t, { name: 'Expiring' }), await makeRepoProject(t, { name: 'Fresh' })];
+      for (const p of [old, fresh]) assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/export`, {})).status, 202);
+      await runImportExportJobs(t);
+      const oldKey = (await findExport(t.c.db, old.id))!.archive_key!;
+      const freshKey = (await findExport(t.c.db, fresh.id))!.archive_key!;
+      // finished 25 hours ago (the job compares with the row's time)
+      await t.c.db.updateTable('project_exports').set({ finished_at: new Date(Date.now() - 25 * 3600_000).toISOString() }).where('project_id', '=', old.id).execute();
+      assert.ok(await t.c.storage.stat(oldKey), 'the old archive is there before the job runs');
+
+      const queue = testQueue(t.c.db);
+      registerBackgroundJobs({ ...t.c, queue }, [EXPORTS_EXPIRE_JOB]);
+      await scheduleExportsExpiry({ ...t.c, queue }, new Date());
+      queue.start();
+      try {
+        await waitFor('the expiry job to run', async () => (await t.c.db.selectFrom('background_jobs').select('id').where('kind', '=', EXPORTS_EXPIRE_JOB).where('state', '=', 'done').execute()).length > 0);
+      } finally {
+        await queue.stop();
+      }
+      assert.equal(await t.c.storage.stat(oldKey), null, 'the expired blob is removed');
+      const maintainer = await t.createUser(); // downloads are limited to one a minute per user
+      await addMember(t, 'Project', old.id, maintainer.id, 40);
+      const gone = await t.get(`/api/v4/projects/${old.id}/export/download`, maintainer.token);
+      assert.deepEqual([gone.status, gone.body], [404, { message: '404 Not found or has expired' }]);
+      assert.equal((await t.get(`/api/v4/projects/${old.id}/export`)).body.export_status, 'none');
+      assert.ok(await t.c.storage.stat(freshKey), 'the newer archive stays');
+      assert.equal((await t.get(`/api/v4/projects/${fresh.id}/export`)).body.export_status, 'finished');
+      const kept = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${fresh.id}/export/download`, headers: { 'private-token': t.rootToken } });
+      assert.equal(kept.statusCode, 200);
+      const next = await t.c.db.selectFrom('background_jobs').select('run_at').where('kind', '=', EXPORTS_EXPIRE_JOB).where('state', '=', 'queued').execute();
+      assert.equal(next.length, 1, 'the job scheduled its next run');
+      assert.ok(Date.parse(next[0]!.run_at) > Date.now() + 50 * 60_000, 'about an hour later');
     });
 
     it('upload[url] sends the finished archive there, PUT by default or POST, as application/gzip with its exact bytes', async () => {
