@@ -387,37 +387,75 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('remote-import fetches the archive through the outbound rules: gzip type and a length required, local addresses refused unless allowed', async () => {
-      const served: Record<string, { type: string; body: Buffer; length?: boolean }> = {
+    it('remote-import checks the headers in the request (HEAD: address, length, type) and downloads in the job, through the outbound rules', async () => {
+      const GiB = 1024 ** 3;
+      const served: Record<string, { type: string; body: Buffer; length?: number | null; getStatus?: number }> = {
         '/ok.tar.gz': { type: 'application/gzip', body: archive },
         '/html': { type: 'text/html', body: Buffer.from('<html>') },
-        '/nolength': { type: 'application/gzip', body: archive, length: false },
+        '/nolength': { type: 'application/gzip', body: archive, length: null },
+        '/huge': { type: 'application/gzip', body: Buffer.alloc(0), length: 11 * GiB },
+        '/broken': { type: 'application/gzip', body: archive, getStatus: 500 },
+        '/liar': { type: 'application/x-gzip', body: Buffer.alloc(2 * 1024 * 1024), length: 100 },
       };
+      const seen: string[] = [];
       const server = http.createServer((req, res) => {
+        seen.push(`${req.method} ${req.url}`);
         const f = served[req.url ?? ''];
         if (!f) return void res.writeHead(404).end();
-        res.writeHead(200, { 'content-type': f.type, ...(f.length === false ? {} : { 'content-length': String(f.body.length) }) });
-        if (f.length === false) res.write(f.body);
-        res.end(f.length === false ? undefined : f.body);
+        const length = f.length === undefined ? f.body.length : f.length;
+        if (req.method === 'HEAD') return void res.writeHead(200, { 'content-type': f.type, ...(length === null ? {} : { 'content-length': String(length) }) }).end();
+        if (f.getStatus) return void res.writeHead(f.getStatus).end();
+        // a GET streams the body whatever the HEAD said (chunked)
+        res.writeHead(200, { 'content-type': f.type });
+        res.end(f.body);
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const post = async (who: { token: string }, file: string, path: string) =>
+        t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}${file}`, path } });
       try {
         const who = await importer();
-        const blocked = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/ok.tar.gz`, path: 'remote-blocked' } });
-        assert.deepEqual([blocked.status, blocked.body], [400, { message: 'Import url is blocked: Requests to localhost are not allowed' }]);
+        const blocked = await post(who, '/ok.tar.gz', 'remote-blocked');
+        assert.deepEqual([blocked.status, blocked.body], [400, { message: 'File url is blocked: Requests to localhost are not allowed' }]);
+        assert.equal(seen.length, 0, 'a refused address is never contacted');
         await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: true } });
-        const html = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/html`, path: 'remote-html' } });
-        assert.deepEqual([html.status, html.body], [400, { message: "Content type 'text/html' not allowed. (Allowed: application/gzip, application/x-tar, application/x-gzip)" }]);
-        const chunked = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/nolength`, path: 'remote-chunked' } });
-        assert.deepEqual([chunked.status, chunked.body], [400, { message: 'Content length is missing or invalid' }]);
-        const r = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/ok.tar.gz`, path: 'remote-ok' } });
+        const refusals: [string, string][] = [
+          ['/html', "Content type 'text/html' not allowed. (Allowed: application/gzip, application/x-tar, application/x-gzip)"],
+          ['/nolength', 'Content length is too small (should be at least 1 Byte)'],
+          ['/huge', 'Content length is too big (should be at most 10 GB)'],
+        ];
+        for (const [file, message] of refusals) {
+          const r = await post(await importer(), file, `remote-${file.slice(1)}`);
+          assert.deepEqual([r.status, r.body], [400, { message }], file);
+        }
+        assert.equal((await t.get(`/api/v4/projects/${encodeURIComponent(`${who.username}/remote-html`)}`)).status, 404, 'no project for a refused request');
+        assert.deepEqual(seen, ['HEAD /html', 'HEAD /nolength', 'HEAD /huge'], 'the request only asks for the headers');
+
+        const r = await post(await importer(), '/ok.tar.gz', 'remote-ok');
         assert.equal(r.status, 201, r.text);
         assert.equal(r.body.import_status, 'scheduled');
+        assert.equal(seen.at(-1), 'HEAD /ok.tar.gz', 'nothing downloaded in the request');
+        const broken = await post(await importer(), '/broken', 'remote-broken');
+        assert.equal(broken.status, 201, broken.text);
+        await t.request('PUT', '/api/v4/application/settings', { body: { max_import_size: 1 } });
+        const liar = await post(await importer(), '/liar', 'remote-liar');
+        assert.equal(liar.status, 201, liar.text);
         await runImportExportJobs(t);
+        await t.request('PUT', '/api/v4/application/settings', { body: { max_import_size: 0 } });
+        assert.ok(seen.includes('GET /ok.tar.gz'), 'the job downloaded it');
         const st = (await t.get(`/api/v4/projects/${r.body.id}/import`)).body;
         assert.equal(st.import_status, 'finished', st.import_error);
         assert.deepEqual(await refsOf(t, r.body.id), await refsOf(t, source.id));
+        for (const [id, message] of [[broken.body.id, 'Failed to download the import file: the server answered 500'], [liar.body.id, 'The import file is larger than 1048576 bytes']]) {
+          const failed = (await t.get(`/api/v4/projects/${id}/import`)).body;
+          assert.deepEqual([failed.import_status, failed.import_error], ['failed', message]);
+          assert.equal(await refsOf(t, id), '', 'nothing imported');
+        }
+        const blobs = [];
+        for (const id of [r.body.id, broken.body.id, liar.body.id]) for await (const b of t.c.storage.list(`imports/${id}/`)) blobs.push(b.key);
+        assert.deepEqual(blobs, [], 'no downloaded archive is left');
+        const stored = await t.c.db.selectFrom('project_imports').select('source_url_encrypted').where('project_id', 'in', [r.body.id, broken.body.id, liar.body.id]).execute();
+        assert.deepEqual(stored.map((x) => x.source_url_encrypted), [null, null, null], 'the URL is forgotten once done');
       } finally {
         await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: false } });
         server.close();
