@@ -2,6 +2,7 @@
 // which is most of Anvil's start-up time. Native and optional modules stay outside the bundle.
 import { build } from 'esbuild';
 import path from 'node:path';
+import { buildWebAssets } from './web-assets.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 await build({
@@ -17,3 +18,4 @@ await build({
   banner: { js: "import { createRequire as __anvilRequire } from 'node:module'; const require = __anvilRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+await buildWebAssets();

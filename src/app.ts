@@ -12,6 +12,7 @@ import { OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { allRoutes } from './api/index.js';
 import { registerGitHttp, rewriteGitUrl } from './http/git_http.js';
 import { rewriteProjectUrl } from './http/project_urls.js';
+import { registerWeb } from './web/routes.js';
 
 const MAX_URL_LENGTH = 8192;
 // Query keys whose values are secrets (private_token, access_token, job_token, password, …), matched after
@@ -105,6 +106,8 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
     known.on(r.method, routeUrl(r), () => {});
   }
   known.on('GET', OPENAPI_PATH, () => {});
+  // The web interface: pages at the URLs the API hands out (after the API, whose paths win).
+  registerWeb(app, c);
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
