@@ -625,7 +625,7 @@ export interface ProjectExportsTable {
   project_id: number;
   user_id: number | null;
   run: Default<number>;
-  status: string; // queued | started | finished | failed
+  status: string; // queued | started | uploading (archive done, upload[url] pending) | finished | failed
   description: string | null;
   with_members: Default<number>;
   upload_url_encrypted: string | null;
