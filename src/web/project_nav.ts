@@ -7,6 +7,7 @@ export const GUEST = 10;
 export const REPORTER = 20;
 export const DEVELOPER = 30;
 export const MAINTAINER = 40;
+export const OWNER = 50;
 
 interface NavEntry {
   section: string;

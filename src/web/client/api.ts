@@ -9,17 +9,27 @@ export interface Answer {
   body: any;
 }
 
+/** A FormData body goes as multipart (the browser sets its boundary); anything else as JSON. */
 export async function apiFetch(method: string, path: string, body?: unknown): Promise<Answer> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`/api/v4${path}`, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  const multipart = body instanceof FormData;
+  if (body !== undefined && !multipart) headers['content-type'] = 'application/json';
+  const res = await fetch(`/api/v4${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : multipart ? body : JSON.stringify(body),
+  });
   const text = await res.text();
+  // Only a JSON answer is parsed: a plain-text one (a job log that reads "42") stays text.
   let parsed: any = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    // a plain-text answer (a job log)
+  if ((res.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // a broken body stays text
+    }
   }
   return { ok: res.ok, status: res.status, body: parsed };
 }
