@@ -346,7 +346,9 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.get(`/api/v4/projects/${old.id}/export`)).body.export_status, 'none');
       assert.ok(await t.c.storage.stat(freshKey), 'the newer archive stays');
       assert.equal((await t.get(`/api/v4/projects/${fresh.id}/export`)).body.export_status, 'finished');
-      const kept = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${fresh.id}/export/download`, headers: { 'private-token': t.rootToken } });
+      const another = await t.createUser();
+      await addMember(t, 'Project', fresh.id, another.id, 40);
+      const kept = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${fresh.id}/export/download`, headers: { 'private-token': another.token } });
       assert.equal(kept.statusCode, 200);
       const next = await t.c.db.selectFrom('background_jobs').select('run_at').where('kind', '=', EXPORTS_EXPIRE_JOB).where('state', '=', 'queued').execute();
       assert.equal(next.length, 1, 'the job scheduled its next run');
