@@ -245,7 +245,12 @@ export async function logCommits(dir: string, o: LogOptions): Promise<CommitInfo
   if (o.all) args.push('--all');
   else args.push(`${safeArg(o.rev ?? 'HEAD', 'ref_name')}`);
   args.push('--');
-  if (o.path) args.push(o.path);
+  if (o.path) {
+    // a path outside the repository names none of its files (git would refuse it as an error)
+    const p = path.posix.normalize(o.path);
+    if (p === '..' || p.startsWith('../') || p.startsWith('/')) return [];
+    args.push(p);
+  }
   return parseCommits((await git(args, { gitDir: dir })).stdout.toString('utf8'));
 }
 

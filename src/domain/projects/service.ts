@@ -4,7 +4,8 @@ import { canReadProfile } from '../users/policy.js';
 import type { RepositoryStatisticsRow } from '../../db/repos/repository_statistics.js';
 import { repositoryStatistics } from '../repository/statistics.js';
 import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
-import { createProjectRepository, removeProjectRepository } from '../repository/service.js';
+import { createProjectRepository, removeProjectRepository, repositoryDir } from '../repository/service.js';
+import { findBranch, setHeadBranch } from '../../git/refs.js';
 import { protectDefaultBranch } from '../protected_branches/service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { projectContexts, type ProjectContext } from '../../db/repos/project_context.js';
@@ -482,6 +483,11 @@ export async function updateProject(c: Container, actor: Actor, idOrPath: number
   const newLevel = input.visibility === undefined ? undefined : VISIBILITY[input.visibility];
   await checkSettings(c, actor, ns, newLevel === row.visibility_level ? undefined : newLevel, input, errors);
   if (Object.keys(errors).length) throw validation(errors);
+  // As the reference's change_head: a new default branch must exist; HEAD then points at it.
+  const newDefault = patch.default_branch !== undefined && patch.default_branch !== row.default_branch ? patch.default_branch : null;
+  if (newDefault !== null && !(await findBranch(repositoryDir(c, row.id), newDefault))) {
+    throw validation({ base: [`Could not change HEAD: branch '${newDefault}' does not exist`] });
+  }
 
   patch.updated_at = nowIso();
   try {
@@ -491,6 +497,7 @@ export async function updateProject(c: Container, actor: Actor, idOrPath: number
       // As the reference: a new path is a rename, any other change an update.
       after: (tx, p) => (oldFullPath !== undefined ? projectSystemEvent(c, tx, 'project_rename', p, oldFullPath) : projectSystemEvent(c, tx, 'project_update', p)),
     });
+    if (newDefault !== null) await setHeadBranch(repositoryDir(c, row.id), newDefault);
     await recordEvent(c, { action: 'updated', authorId: actor.user.id, projectId: row.id });
     return view(c, actor, updated, { full: true });
   } catch (err) {
