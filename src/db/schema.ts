@@ -625,7 +625,7 @@ export interface ProjectExportsTable {
   project_id: number;
   user_id: number | null;
   run: Default<number>;
-  status: string; // queued | started | finished | failed
+  status: string; // queued | started | uploading (archive done, upload[url] pending) | finished | failed
   description: string | null;
   with_members: Default<number>;
   upload_url_encrypted: string | null;
@@ -645,6 +645,8 @@ export interface ProjectImportsTable {
   user_id: number;
   correlation_id: string;
   archive_key: string | null;
+  /** remote and object-store imports: the archive's URL until the job has downloaded it (encrypted) */
+  source_url_encrypted: string | null;
   override_params: string; // JSON object
   replaces_project_id: number | null;
   original_path: string | null;

@@ -6,7 +6,9 @@ import { ARTIFACTS_EXPIRE_JOB, ARTIFACTS_EXPIRE_EVERY_MS, expireArtifacts, sched
 import { PUSH_PIPELINE_JOB, runPushPipelines } from './ci/push_pipelines.js';
 import type { Container } from './context.js';
 import { EVENTS_PRUNE_EVERY_MS, EVENTS_PRUNE_JOB, pruneOldEvents, scheduleEventsPrune } from './events/service.js';
-import { EXPORTS_EXPIRE_EVERY_MS, EXPORTS_EXPIRE_JOB, expireExports, PROJECT_EXPORT_JOB, runExport, scheduleExportsExpiry } from './import_export/export.js';
+import {
+  EXPORTS_EXPIRE_EVERY_MS, EXPORTS_EXPIRE_JOB, expireExports, PROJECT_EXPORT_JOB, PROJECT_EXPORT_UPLOAD_JOB, runExport, runExportUpload, scheduleExportsExpiry,
+} from './import_export/export.js';
 import { PROJECT_IMPORT_JOB, runImport } from './import_export/import.js';
 import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
 import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
@@ -32,6 +34,7 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [HOOK_DELIVERY_JOB]: (c) => (payload: { deliveryId: number; attempt: number }) => runDelivery(c, payload),
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
   [PROJECT_EXPORT_JOB]: (c) => (payload: { projectId: number; run: number }) => runExport(c, payload),
+  [PROJECT_EXPORT_UPLOAD_JOB]: (c) => (payload: { projectId: number; run: number }, job) => runExportUpload(c, payload, job),
   [PROJECT_IMPORT_JOB]: (c) => (payload: { projectId: number }) => runImport(c, payload),
   [INGEST_SECURITY_REPORTS_JOB]: (c) => async (payload: { pipelineId: number }) => {
     await ingestPipeline(c, Number(payload.pipelineId));

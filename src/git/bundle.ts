@@ -24,8 +24,3 @@ export async function fetchBundle(dir: string, file: string): Promise<{ head: st
   const head = heads.map((l) => l.split(' ')).find(([, ref]) => ref === 'HEAD');
   return { head: head && /^[0-9a-f]{40,64}$/.test(head[0]) ? head[0] : null };
 }
-
-/** Points HEAD at a branch (the default branch of an imported repository). */
-export async function setHeadBranch(dir: string, branch: string): Promise<void> {
-  await git(['symbolic-ref', 'HEAD', `refs/heads/${safeArg(branch, 'branch')}`], { gitDir: dir });
-}

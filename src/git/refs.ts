@@ -82,6 +82,12 @@ export async function findBranch(dir: string, name: string): Promise<BranchRef |
   return (await branchesWithCommits(dir, [name]))[0] ?? null;
 }
 
+/** Points HEAD at a branch (a project's default branch: what a clone checks out). */
+export async function setHeadBranch(dir: string, branch: string): Promise<void> {
+  if (!isValidBranchName(branch)) throw new Error('invalid branch name');
+  await git(['symbolic-ref', 'HEAD', `${HEADS}${branch}`], { gitDir: dir });
+}
+
 /**
  * Of the named branches, those merged into `target` as the reference counts it: the tip is
  * reachable from target's head and is not that head itself (a branch just created from the

@@ -63,8 +63,8 @@ const TYPE_WORDS: Record<string, string> = {
   'contiguous-file': 'a contiguous file',
 };
 
-/** Counts the bytes passing through and lets `check` refuse the stream. */
-function counter(onBytes: (n: number) => void): Transform {
+/** Counts the bytes passing through; `onBytes` refuses the stream by throwing. */
+export function counter(onBytes: (n: number) => void): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       try {

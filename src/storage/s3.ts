@@ -1,7 +1,9 @@
 // Blobs in an S3-compatible store (`ANVIL_BLOB_URL=s3://bucket/prefix`), so that several nodes
 // share them. Same keys and rules as the local store; bodies stream both ways, and large ones
 // go up as multipart uploads (an object appears whole or not at all).
+import crypto from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import { SignatureV4 } from '@smithy/signature-v4';
 import {
   DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
   type S3ClientConfig,
@@ -106,15 +108,60 @@ export class S3BlobStorage implements BlobStorage {
   }
 }
 
-/** One object of a bucket someone else owns (remote-import-objstore): its stream and size, or null when absent. */
-export async function openS3Object(location: Omit<S3Location, 'prefix'>, key: string): Promise<{ stream: Readable; size: number } | null> {
-  const store = new S3BlobStorage({ ...location, prefix: '' });
-  try {
-    const r = await store.client.send(new GetObjectCommand({ Bucket: location.bucket, Key: key }));
-    if (!r.Body) return null;
-    return { stream: r.Body as Readable, size: Number(r.ContentLength ?? 0) };
-  } catch (err) {
-    if (isMissing(err)) return null;
-    throw err;
+/** A bucket someone else owns and the keys to it (remote-import-objstore). */
+export interface ForeignBucket {
+  bucket: string;
+  region: string;
+  /** A self-hosted server's URL (path-style); null for the provider's own (virtual-hosted). */
+  endpoint: string | null;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** S3's URI encoding of one path segment: everything but A-Z a-z 0-9 - _ . ~ */
+const encodeSegment = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** SHA-256 (and its HMAC) for the signer, from node's crypto. */
+class Sha256 {
+  private hash: crypto.Hash | crypto.Hmac;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? crypto.createHash('sha256') : crypto.createHmac('sha256', toBuffer(secret));
   }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(toBuffer(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {
+    throw new Error('not supported');
+  }
+}
+const toBuffer = (d: string | ArrayBuffer | ArrayBufferView): Buffer =>
+  typeof d === 'string' ? Buffer.from(d) : ArrayBuffer.isView(d) ? Buffer.from(d.buffer, d.byteOffset, d.byteLength) : Buffer.from(d);
+
+/**
+ * A pre-signed URL (SigV4, in the query) for one object, lasting `expiresInSeconds`: the reference
+ * reads an import from a bucket through such a URL, so the request needs no credentials and goes
+ * through the same outbound checks as any URL.
+ */
+export async function presignS3Object(b: ForeignBucket, key: string, method: 'GET' | 'HEAD', expiresInSeconds: number, signingDate = new Date()): Promise<string> {
+  const segments = key.split('/').map(encodeSegment).join('/');
+  const base = new URL(b.endpoint ?? `https://${b.bucket}.s3.${b.region}.amazonaws.com`);
+  const prefix = base.pathname.replace(/\/$/, '');
+  const path = b.endpoint ? `${prefix}/${encodeSegment(b.bucket)}/${segments}` : `/${segments}`;
+  const signer = new SignatureV4({
+    service: 's3', region: b.region, credentials: { accessKeyId: b.accessKeyId, secretAccessKey: b.secretAccessKey }, sha256: Sha256, uriEscapePath: false,
+  });
+  const port = base.port ? Number(base.port) : undefined;
+  // S3 signs a pre-signed URL's payload as UNSIGNED-PAYLOAD; the header only carries that to the signer
+  const unsigned = new Set(['x-amz-content-sha256']);
+  const signed = await signer.presign(
+    { method, protocol: base.protocol, hostname: base.hostname, port, path, query: {}, headers: { host: base.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } },
+    { expiresIn: expiresInSeconds, signingDate, unsignableHeaders: unsigned, unhoistableHeaders: unsigned },
+  );
+  const query = Object.entries(signed.query ?? {})
+    .map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(String(v))}`)
+    .join('&');
+  return `${base.protocol}//${base.host}${path}?${query}`;
 }

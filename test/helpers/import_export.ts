@@ -9,7 +9,7 @@ import { registerBackgroundJobs } from '../../src/domain/background.js';
 import { multipart } from './project_resources.js';
 import { testQueue, waitFor } from './queue.js';
 
-const KINDS = ['project_export', 'project_import'];
+const KINDS = ['project_export', 'project_export_upload', 'project_import'];
 
 /** Runs the queued export and import jobs, as a node's workers would, until none is left. */
 export async function runImportExportJobs(t: TestApp, timeoutMs = 60_000): Promise<void> {

@@ -84,5 +84,24 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.request('DELETE', `/api/v4/projects/${p.id}`)).status, 202);
       assert.equal((await t.get('/api/v4/project_aliases/va')).status, 404);
     });
+
+    it('a group or user named as an alias is created (the reference checks an alias only against other aliases); each keeps answering', async () => {
+      const p = await makeProject(t, owner.token, { name: 'aliasclash' });
+      assert.equal((await t.request('POST', '/api/v4/project_aliases', { body: { project_id: p.id, name: 'clash' } })).status, 201);
+      const g = await t.request('POST', '/api/v4/groups', { body: { name: 'clash', path: 'clash' } });
+      assert.equal(g.status, 201, g.text);
+      assert.equal((await t.request('POST', '/api/v4/project_aliases', { body: { project_id: p.id, name: 'clash2' } })).status, 201);
+      const u = await t.request('POST', '/api/v4/users', { body: { username: 'clash2', name: 'Clash', email: 'clash2@example.com', password: 'password123456' } });
+      assert.equal(u.status, 201, u.text);
+      assert.equal((await t.get('/api/v4/users?username=clash2')).body[0].id, u.body.id);
+      assert.equal((await t.get('/api/v4/projects/clash2', owner.token)).body.id, p.id);
+      assert.equal((await t.request('POST', '/api/v4/project_aliases', { body: { project_id: p.id, name: 'clash3' } })).status, 201);
+      const inGroup = await t.request('POST', '/api/v4/projects', { body: { name: 'clash3', namespace_id: g.body.id } });
+      assert.equal(inGroup.status, 201, inGroup.text);
+      assert.equal((await t.get('/api/v4/projects/clash', owner.token)).body.id, p.id, 'the alias still names its project');
+      assert.equal((await t.get('/api/v4/groups/clash')).body.id, g.body.id);
+      assert.equal((await t.get(`/api/v4/projects/${encodeURIComponent('clash/clash3')}`)).body.id, inGroup.body.id);
+      assert.equal((await t.get('/api/v4/projects/clash3', owner.token)).body.id, p.id);
+    });
   });
 }

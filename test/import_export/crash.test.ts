@@ -9,6 +9,9 @@ import { refSha } from '../helpers/repository.js';
 import { postImport } from '../helpers/import_export.js';
 import { spawnWorker, waitFor, type ChildWorker } from '../helpers/queue.js';
 import { insertFinishedPipelinesBulk } from '../../src/db/repos/bulk_ci.js';
+import { findExport } from '../../src/db/repos/project_import_export.js';
+import { runExportUpload } from '../../src/domain/import_export/export.js';
+import http from 'node:http';
 
 const FIXTURE = '../import_export/fixtures/worker.ts';
 
@@ -65,6 +68,51 @@ for (const dialect of DIALECTS) {
       const count = await t.c.db.selectFrom('ci_pipelines').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', r.body.id).executeTakeFirstOrThrow();
       assert.equal(Number(count.n), 1500, 'the import landed once, whole');
       await kill(fourth);
+    });
+
+    it('upload[url]: a node killed while sending; the next node sends the archive again, and a finished upload is not sent twice', async () => {
+      // the receiver holds the first request open (the node dies before any answer), then takes each one whole
+      const got: { length: number; body: Buffer }[] = [];
+      let held = 0;
+      const server = http.createServer((req, res) => {
+        if (held++ === 0) return void req.resume();
+        const chunks: Buffer[] = [];
+        req.on('data', (d: Buffer) => chunks.push(d));
+        req.on('end', () => {
+          got.push({ length: Number(req.headers['content-length']), body: Buffer.concat(chunks) });
+          res.writeHead(200).end();
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/upload`;
+      await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: true } });
+      try {
+        const p = await makeRepoProject(t, { name: 'Uploading' });
+        const exportStatus = async () => (await t.get(`/api/v4/projects/${p.id}/export`)).body.export_status;
+        assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/export`, { body: { upload: { url } } })).status, 202);
+        const first = await node();
+        await waitFor('the upload to start', () => held > 0, 60_000);
+        assert.equal(await exportStatus(), 'started', 'uploading is still started, as the spec has it');
+        await kill(first);
+        assert.equal(await exportStatus(), 'started');
+        const second = await node();
+        await waitFor('the export to finish', async () => (await exportStatus()) === 'finished', 60_000);
+        await kill(second);
+        const archive = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${p.id}/export/download`, headers: { 'private-token': t.rootToken } });
+        assert.equal(archive.statusCode, 200);
+        assert.equal(got.length, 1);
+        assert.ok(got[0]!.body.equals(archive.rawPayload), 'the second node sent the whole archive');
+        const e = (await findExport(t.c.db, p.id))!;
+        assert.deepEqual([e.status, e.error, e.upload_url_encrypted], ['finished', null, null]);
+        // the job delivered again (at least once): nothing is sent for a finished upload
+        await runExportUpload(t.c, { projectId: p.id, run: e.run }, { attempts: 1, maxAttempts: 5 });
+        assert.equal(got.length, 1);
+        assert.equal(held, 2);
+      } finally {
+        await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: false } });
+        server.closeAllConnections();
+        server.close();
+      }
     });
   });
 }

@@ -18,6 +18,10 @@ import { multipart, PNG } from '../helpers/project_resources.js';
 import { insertFinishedPipelinesBulk } from '../../src/db/repos/bulk_ci.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
 import { gitText } from '../../src/git/git.js';
+import { EXPORTS_EXPIRE_JOB, scheduleExportsExpiry } from '../../src/domain/import_export/export.js';
+import { registerBackgroundJobs } from '../../src/domain/background.js';
+import { findExport } from '../../src/db/repos/project_import_export.js';
+import { testQueue, waitFor } from '../helpers/queue.js';
 
 const STATUS_KEYS = ['created_at', 'description', 'export_status', 'id', 'name', 'name_with_namespace', 'path', 'path_with_namespace'];
 const IMPORT_KEYS = ['correlation_id', 'created_at', 'description', 'failed_relations', 'id', 'import_error', 'import_status', 'import_type', 'name', 'name_with_namespace', 'path', 'path_with_namespace'];
@@ -188,7 +192,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(taken.body, { message: 'Name has already been taken' });
     });
 
-    it("imports the reference's fixture: attributes, members, protected branches, custom attributes and pipelines; the rest skipped", async () => {
+    it("imports the reference's fixture: attributes, features, members, protected branches, badges, custom attributes and pipelines with their jobs; the rest skipped", async () => {
       const mapped = await t.createUser({ username: 'bernard_willms' });
       const byEmail = await t.createUser({ email: 'saul_will@gitlabexample.com' });
       // as an administrator: the reference maps members only then
@@ -209,9 +213,39 @@ for (const dialect of DIALECTS) {
       const pb = (await t.get(`/api/v4/projects/${r.body.id}/protected_branches`)).body;
       assert.deepEqual(pb.map((b: any) => [b.name, b.push_access_levels[0].access_level, b.merge_access_levels[0].access_level]), [['master', 40, 40]]);
       assert.deepEqual((await t.get(`/api/v4/projects/${r.body.id}/custom_attributes`)).body, [{ key: 'foo', value: 'foo' }, { key: 'bar', value: 'bar' }]);
-      const pipelines = (await t.get(`/api/v4/projects/${r.body.id}/pipelines?per_page=100`)).body;
-      assert.equal(pipelines.length, 7);
-      assert.ok(pipelines.every((pl: any) => pl.status === 'failed'));
+      // project_feature: 10 is the reference's "private" level of each feature: members only
+      const features = await t.c.db.selectFrom('projects').select(['issues_access_level', 'merge_requests_access_level', 'builds_access_level', 'wiki_access_level', 'snippets_access_level'])
+        .where('id', '=', r.body.id).executeTakeFirstOrThrow();
+      assert.deepEqual(Object.values(features), ['private', 'private', 'private', 'private', 'private']);
+      const outsider = await t.createUser();
+      assert.equal((await t.get(`/api/v4/projects/${r.body.id}`, outsider.token)).status, 200, 'an internal project');
+      assert.equal((await t.get(`/api/v4/projects/${r.body.id}/pipelines`, outsider.token)).status, 403, 'its pipelines are for members');
+      const badges = (await t.get(`/api/v4/projects/${r.body.id}/badges`)).body;
+      assert.deepEqual(badges.map((b: any) => [b.name, b.link_url, b.image_url, b.kind]), [
+        [null, 'http://www.example.com', 'http://www.example.com', 'project'], [null, 'http://www.example.com', 'http://www.example.com', 'project'],
+      ]);
+      assert.ok(badges.every((b: any) => b.id > 0 && b.rendered_link_url === 'http://www.example.com'));
+      const pipelines = (await t.get(`/api/v4/projects/${r.body.id}/pipelines?per_page=100&sort=asc`)).body;
+      assert.deepEqual(pipelines.map((pl: any) => [pl.sha, pl.ref, pl.status, pl.source]), [
+        ['2ea1f3dec713d940208fb5ce4a38765ecb5d3f73', 'master', 'failed', 'unknown'],
+        ['ce84140e8b878ce6e7c4d298c7202ff38170e3ac', 'master', 'failed', 'external_pull_request_event'],
+        ['048721d90c449b244b7b4c53a9186b04330174ec', 'master', 'failed', 'merge_request_event'],
+        ['sha-notes', '', 'failed', 'push'],
+        ['5f923865dde3436854e9ceb9cdb7815618d4e849', 'master', 'failed', 'unknown'],
+        ['d2d430676773caa88cdaf7c55944073b2fd5561a', 'master', 'failed', 'unknown'],
+        ['2ea1f3dec713d940208fb5ce4a38765ecb5d3f73', 'master', 'failed', 'unknown'],
+      ]);
+      const jobsOf = async (pl: any) => (await t.get(`/api/v4/projects/${r.body.id}/pipelines/${pl.id}/jobs?per_page=100&include_retried=true`)).body
+        .map((j: any) => [j.name, j.stage, j.status]).sort();
+      assert.deepEqual(await Promise.all(pipelines.map(jobsOf)), [
+        [['test build 1', 'test', 'failed'], ['test build 2', 'test', 'success']],
+        [],
+        [['test build 1', 'test', 'canceled'], ['test build 2', 'test', 'success']],
+        [['test build 1', 'test', 'failed'], ['test build 2', 'deploy', 'success']],
+        [['test build 1', 'test', 'failed'], ['test build 2', 'test', 'success']],
+        [['test build 1', 'test', 'failed'], ['test build 2', 'test', 'success']],
+        [],
+      ]);
       const authors = await t.c.db.selectFrom('ci_pipelines').select('user_id').distinct().where('project_id', '=', r.body.id).execute();
       assert.deepEqual(authors.map((a) => a.user_id), [1], 'authors the archive names but this instance lacks are the importer (root)');
 
@@ -223,7 +257,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await t.get(`/api/v4/projects/${mine.body.id}/members`)).body.map((m: any) => m.username), [who.username]);
 
       const jobCount = (await t.c.db.selectFrom('ci_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', r.body.id).executeTakeFirstOrThrow()).n;
-      assert.ok(Number(jobCount) > 0);
+      assert.equal(Number(jobCount), 10);
     });
 
     describe('hostile and broken archives fail with a clear import_error and leave nothing behind', () => {
@@ -285,6 +319,42 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await t.get(`/api/v4/projects/${r.body.id}/custom_attributes`)).body, [{ key: 'ok', value: '1' }]);
     });
 
+    it('the expiry job removes archives older than 24 hours: their download is the 404 and the blob is gone; a newer one stays', async () => {
+      const [old, fresh] = [await makeRepoProject(t, { name: 'Expiring' }), await makeRepoProject(t, { name: 'Fresh' })];
+      for (const p of [old, fresh]) assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/export`, {})).status, 202);
+      await runImportExportJobs(t);
+      const oldKey = (await findExport(t.c.db, old.id))!.archive_key!;
+      const freshKey = (await findExport(t.c.db, fresh.id))!.archive_key!;
+      // finished 25 hours ago (the job compares with the row's time)
+      await t.c.db.updateTable('project_exports').set({ finished_at: new Date(Date.now() - 25 * 3600_000).toISOString() }).where('project_id', '=', old.id).execute();
+      assert.ok(await t.c.storage.stat(oldKey), 'the old archive is there before the job runs');
+
+      const queue = testQueue(t.c.db);
+      registerBackgroundJobs({ ...t.c, queue }, [EXPORTS_EXPIRE_JOB]);
+      await scheduleExportsExpiry({ ...t.c, queue }, new Date());
+      queue.start();
+      try {
+        await waitFor('the expiry job to run', async () => (await t.c.db.selectFrom('background_jobs').select('id').where('kind', '=', EXPORTS_EXPIRE_JOB).where('state', '=', 'done').execute()).length > 0);
+      } finally {
+        await queue.stop();
+      }
+      assert.equal(await t.c.storage.stat(oldKey), null, 'the expired blob is removed');
+      const maintainer = await t.createUser(); // downloads are limited to one a minute per user
+      await addMember(t, 'Project', old.id, maintainer.id, 40);
+      const gone = await t.get(`/api/v4/projects/${old.id}/export/download`, maintainer.token);
+      assert.deepEqual([gone.status, gone.body], [404, { message: '404 Not found or has expired' }]);
+      assert.equal((await t.get(`/api/v4/projects/${old.id}/export`)).body.export_status, 'none');
+      assert.ok(await t.c.storage.stat(freshKey), 'the newer archive stays');
+      assert.equal((await t.get(`/api/v4/projects/${fresh.id}/export`)).body.export_status, 'finished');
+      const another = await t.createUser();
+      await addMember(t, 'Project', fresh.id, another.id, 40);
+      const kept = await t.app.inject({ method: 'GET', url: `/api/v4/projects/${fresh.id}/export/download`, headers: { 'private-token': another.token } });
+      assert.equal(kept.statusCode, 200);
+      const next = await t.c.db.selectFrom('background_jobs').select('run_at').where('kind', '=', EXPORTS_EXPIRE_JOB).where('state', '=', 'queued').execute();
+      assert.equal(next.length, 1, 'the job scheduled its next run');
+      assert.ok(Date.parse(next[0]!.run_at) > Date.now() + 50 * 60_000, 'about an hour later');
+    });
+
     it('upload[url] sends the finished archive there, PUT by default or POST, as application/gzip with its exact bytes', async () => {
       const got: { method: string; type: string; length: string; body: Buffer }[] = [];
       const server = http.createServer((req, res) => {
@@ -319,37 +389,75 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('remote-import fetches the archive through the outbound rules: gzip type and a length required, local addresses refused unless allowed', async () => {
-      const served: Record<string, { type: string; body: Buffer; length?: boolean }> = {
+    it('remote-import checks the headers in the request (HEAD: address, length, type) and downloads in the job, through the outbound rules', async () => {
+      const GiB = 1024 ** 3;
+      const served: Record<string, { type: string; body: Buffer; length?: number | null; getStatus?: number }> = {
         '/ok.tar.gz': { type: 'application/gzip', body: archive },
         '/html': { type: 'text/html', body: Buffer.from('<html>') },
-        '/nolength': { type: 'application/gzip', body: archive, length: false },
+        '/nolength': { type: 'application/gzip', body: archive, length: null },
+        '/huge': { type: 'application/gzip', body: Buffer.alloc(0), length: 11 * GiB },
+        '/broken': { type: 'application/gzip', body: archive, getStatus: 500 },
+        '/liar': { type: 'application/x-gzip', body: Buffer.alloc(2 * 1024 * 1024), length: 100 },
       };
+      const seen: string[] = [];
       const server = http.createServer((req, res) => {
+        seen.push(`${req.method} ${req.url}`);
         const f = served[req.url ?? ''];
         if (!f) return void res.writeHead(404).end();
-        res.writeHead(200, { 'content-type': f.type, ...(f.length === false ? {} : { 'content-length': String(f.body.length) }) });
-        if (f.length === false) res.write(f.body);
-        res.end(f.length === false ? undefined : f.body);
+        const length = f.length === undefined ? f.body.length : f.length;
+        if (req.method === 'HEAD') return void res.writeHead(200, { 'content-type': f.type, ...(length === null ? {} : { 'content-length': String(length) }) }).end();
+        if (f.getStatus) return void res.writeHead(f.getStatus).end();
+        // a GET streams the body whatever the HEAD said (chunked)
+        res.writeHead(200, { 'content-type': f.type });
+        res.end(f.body);
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const post = async (who: { token: string }, file: string, path: string) =>
+        t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}${file}`, path } });
       try {
         const who = await importer();
-        const blocked = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/ok.tar.gz`, path: 'remote-blocked' } });
-        assert.deepEqual([blocked.status, blocked.body], [400, { message: 'Import url is blocked: Requests to localhost are not allowed' }]);
+        const blocked = await post(who, '/ok.tar.gz', 'remote-blocked');
+        assert.deepEqual([blocked.status, blocked.body], [400, { message: 'File url is blocked: Requests to localhost are not allowed' }]);
+        assert.equal(seen.length, 0, 'a refused address is never contacted');
         await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: true } });
-        const html = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/html`, path: 'remote-html' } });
-        assert.deepEqual([html.status, html.body], [400, { message: "Content type 'text/html' not allowed. (Allowed: application/gzip, application/x-tar, application/x-gzip)" }]);
-        const chunked = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/nolength`, path: 'remote-chunked' } });
-        assert.deepEqual([chunked.status, chunked.body], [400, { message: 'Content length is missing or invalid' }]);
-        const r = await t.request('POST', '/api/v4/projects/remote-import', { token: who.token, body: { url: `${base}/ok.tar.gz`, path: 'remote-ok' } });
+        const refusals: [string, string][] = [
+          ['/html', "Content type 'text/html' not allowed. (Allowed: application/gzip, application/x-tar, application/x-gzip)"],
+          ['/nolength', 'Content length is too small (should be at least 1 Byte)'],
+          ['/huge', 'Content length is too big (should be at most 10 GB)'],
+        ];
+        for (const [file, message] of refusals) {
+          const r = await post(await importer(), file, `remote-${file.slice(1)}`);
+          assert.deepEqual([r.status, r.body], [400, { message }], file);
+        }
+        assert.equal((await t.get(`/api/v4/projects/${encodeURIComponent(`${who.username}/remote-html`)}`)).status, 404, 'no project for a refused request');
+        assert.deepEqual(seen, ['HEAD /html', 'HEAD /nolength', 'HEAD /huge'], 'the request only asks for the headers');
+
+        const r = await post(await importer(), '/ok.tar.gz', 'remote-ok');
         assert.equal(r.status, 201, r.text);
         assert.equal(r.body.import_status, 'scheduled');
+        assert.equal(seen.at(-1), 'HEAD /ok.tar.gz', 'nothing downloaded in the request');
+        const broken = await post(await importer(), '/broken', 'remote-broken');
+        assert.equal(broken.status, 201, broken.text);
+        await t.request('PUT', '/api/v4/application/settings', { body: { max_import_size: 1 } });
+        const liar = await post(await importer(), '/liar', 'remote-liar');
+        assert.equal(liar.status, 201, liar.text);
         await runImportExportJobs(t);
+        await t.request('PUT', '/api/v4/application/settings', { body: { max_import_size: 0 } });
+        assert.ok(seen.includes('GET /ok.tar.gz'), 'the job downloaded it');
         const st = (await t.get(`/api/v4/projects/${r.body.id}/import`)).body;
         assert.equal(st.import_status, 'finished', st.import_error);
         assert.deepEqual(await refsOf(t, r.body.id), await refsOf(t, source.id));
+        for (const [id, message] of [[broken.body.id, 'Failed to download the import file: the server answered 500'], [liar.body.id, 'The import file is larger than 1048576 bytes']]) {
+          const failed = (await t.get(`/api/v4/projects/${id}/import`)).body;
+          assert.deepEqual([failed.import_status, failed.import_error], ['failed', message]);
+          assert.equal(await refsOf(t, id), '', 'nothing imported');
+        }
+        const blobs = [];
+        for (const id of [r.body.id, broken.body.id, liar.body.id]) for await (const b of t.c.storage.list(`imports/${id}/`)) blobs.push(b.key);
+        assert.deepEqual(blobs, [], 'no downloaded archive is left');
+        const stored = await t.c.db.selectFrom('project_imports').select('source_url_encrypted').where('project_id', 'in', [r.body.id, broken.body.id, liar.body.id]).execute();
+        assert.deepEqual(stored.map((x) => x.source_url_encrypted), [null, null, null], 'the URL is forgotten once done');
       } finally {
         await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: false } });
         server.close();

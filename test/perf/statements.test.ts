@@ -8,15 +8,18 @@ import { commitOn } from '../helpers/branches.js';
 import { createPipelineOk, makeCiProject } from '../helpers/ci.js';
 import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
 
-/** Counts every statement the app's database runs from now on (transactions included). */
+/**
+ * Counts every statement the app's database runs from now on (transactions included). Counted
+ * as results arrive: a plugin also sees each subquery built on the database as a query of its own.
+ */
 function countStatements(t: TestApp): { take(): number } {
   let n = 0;
   const counter: KyselyPlugin = {
-    transformQuery: (args) => {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
       n += 1;
-      return args.node;
+      return args.result;
     },
-    transformResult: async (args) => args.result,
   };
   t.c.db = t.c.db.withPlugin(counter);
   return {
@@ -28,8 +31,11 @@ function countStatements(t: TestApp): { take(): number } {
   };
 }
 
-/** The most statements each read may run (lower these as reads get cheaper, never raise them). */
-const MAX = { user: 1, project: 7, projects: 13, jobs: 11, branches: 7 };
+/**
+ * The most statements each read may run (lower these as reads get cheaper, never raise them).
+ * A list's last page needs no count, so a longer page may cost less than a shorter one.
+ */
+const MAX = { user: 1, project: 2, projects: 5, jobs: 7, branches: 4 };
 
 for (const dialect of DIALECTS) {
   describe(`statements per hot read (${dialect})`, () => {
@@ -84,25 +90,28 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('GET /projects: a page of 20 costs what a page of 2 costs, as root and as a member', async () => {
+    it('GET /projects: a page of 20 costs no more than a page of 2, as root and as a member', async () => {
       for (const token of [t.rootToken, member.token]) {
         // Oldest first, so that both pages hold a personal and a group project.
         const twenty = await statementsOf('/api/v4/projects?order_by=id&sort=asc&per_page=20', token);
-        assert.equal(twenty, await statementsOf('/api/v4/projects?order_by=id&sort=asc&per_page=2', token));
-        assert.ok(twenty <= MAX.projects, `${twenty}`);
+        const two = await statementsOf('/api/v4/projects?order_by=id&sort=asc&per_page=2', token);
+        assert.ok(twenty <= two, `${twenty} > ${two}`);
+        assert.ok(two <= MAX.projects, `${two}`);
       }
     });
 
-    it('GET /projects/:id/jobs: a page of 20 costs what a page of 2 costs', async () => {
+    it('GET /projects/:id/jobs: a page of 20 costs no more than a page of 2', async () => {
       const twenty = await statementsOf(`/api/v4/projects/${ciProjectId}/jobs?per_page=20`);
-      assert.equal(twenty, await statementsOf(`/api/v4/projects/${ciProjectId}/jobs?per_page=2`));
-      assert.ok(twenty <= MAX.jobs, `${twenty}`);
+      const two = await statementsOf(`/api/v4/projects/${ciProjectId}/jobs?per_page=2`);
+      assert.ok(twenty <= two, `${twenty} > ${two}`);
+      assert.ok(two <= MAX.jobs, `${two}`);
     });
 
-    it('GET /repository/branches: a page of 20 costs what a page of 2 costs', async () => {
+    it('GET /repository/branches: a page of 20 costs no more than a page of 2', async () => {
       const twenty = await statementsOf(`/api/v4/projects/${ciProjectId}/repository/branches?per_page=20`);
-      assert.equal(twenty, await statementsOf(`/api/v4/projects/${ciProjectId}/repository/branches?per_page=2`));
-      assert.ok(twenty <= MAX.branches, `${twenty}`);
+      const two = await statementsOf(`/api/v4/projects/${ciProjectId}/repository/branches?per_page=2`);
+      assert.ok(twenty <= two, `${twenty} > ${two}`);
+      assert.ok(two <= MAX.branches, `${two}`);
     });
   });
 }

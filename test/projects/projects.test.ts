@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { DIALECTS, EXTERNAL_URL, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
 import { PROJECT_SIMPLE_KEYS } from '../helpers/keys.js';
 import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
+import { gitText } from '../../src/git/git.js';
+import { repositoryDir } from '../../src/domain/repository/service.js';
 
 const SIMPLE_KEYS = PROJECT_SIMPLE_KEYS;
 
@@ -295,6 +297,26 @@ for (const dialect of DIALECTS) {
         const priv = await makeProject(t, owner.token, { name: 'still-private' });
         r = await t.request('PUT', `/api/v4/projects/${priv.id}`, { token: stranger.token, body: { description: 'x' } });
         assert.equal(r.status, 404);
+      });
+
+      it("default_branch: an existing branch moves HEAD; one that does not exist is the reference's 400 and changes nothing", async () => {
+        const p = await makeProject(t, t.rootToken, { name: 'heads', initialize_with_readme: true });
+        assert.equal((await t.request('POST', `/api/v4/projects/${p.id}/repository/branches`, { body: { branch: 'develop', ref: 'main' } })).status, 201);
+        let r = await t.request('PUT', `/api/v4/projects/${p.id}`, { body: { default_branch: 'nope', description: 'not applied' } });
+        assert.deepEqual([r.status, r.body], [400, { message: { base: ["Could not change HEAD: branch 'nope' does not exist"] } }]);
+        const unchanged = (await t.get(`/api/v4/projects/${p.id}`)).body;
+        assert.deepEqual([unchanged.default_branch, unchanged.description], ['main', null]);
+        r = await t.request('PUT', `/api/v4/projects/${p.id}`, { body: { default_branch: 'main' } });
+        assert.equal(r.status, 200, 'the current default branch is no change');
+        r = await t.request('PUT', `/api/v4/projects/${p.id}`, { body: { default_branch: 'develop' } });
+        assert.deepEqual([r.status, r.body.default_branch], [200, 'develop']);
+        assert.equal(await gitText(['symbolic-ref', 'HEAD'], { gitDir: repositoryDir(t.c, p.id) }), 'refs/heads/develop', 'a clone checks out develop');
+        const branches = (await t.get(`/api/v4/projects/${p.id}/repository/branches`)).body;
+        assert.deepEqual(branches.filter((b: any) => b.default).map((b: any) => b.name), ['develop']);
+        // an empty repository has no branch to point HEAD at
+        const empty = await makeProject(t, t.rootToken, { name: 'empty-heads' });
+        r = await t.request('PUT', `/api/v4/projects/${empty.id}`, { body: { default_branch: 'trunk' } });
+        assert.deepEqual([r.status, r.body], [400, { message: { base: ["Could not change HEAD: branch 'trunk' does not exist"] } }]);
       });
 
       it('a path change keeps the old path resolving; a path taken again stops redirecting', async () => {

@@ -21,6 +21,7 @@ import * as m050 from './050_badges.js';
 import * as m051 from './051_alerts.js';
 import * as m052 from './052_vulnerabilities.js';
 import * as m040 from './040_project_import_export.js';
+import * as m041 from './041_project_import_source.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '051_alerts': m051,
   '052_vulnerabilities': m052,
   '040_project_import_export': m040,
+  '041_project_import_source': m041,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -1,6 +1,6 @@
 // Memberships of users in groups ('Namespace') and, later, projects ('Project').
 // A membership whose expires_at is today or earlier is expired and counts as absent.
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
@@ -75,6 +75,31 @@ export const groupMembershipsOf = (db: Kysely<DB>, userId: number, today: string
     .where('members.source_type', '=', 'Namespace')
     .where(notExpired(today))
     .execute();
+
+/**
+ * Ids of the groups in which the user has a live membership of at least `minLevel`, and of every
+ * group below those (a group's full path starts with its ancestors' full paths plus '/').
+ */
+export async function groupIdsAtOrBelowMemberships(db: Kysely<DB>, userId: number, minLevel: number, today: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('namespaces as g')
+    .select('g.id')
+    .where('g.kind', '=', 'group')
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('members')
+          .innerJoin('namespaces as mg', 'mg.id', 'members.source_id')
+          .select(sql`1`.as('one'))
+          .where('members.user_id', '=', userId)
+          .where('members.source_type', '=', 'Namespace')
+          .where('members.access_level', '>=', minLevel)
+          .where(notExpired(today))
+          .where(sql<boolean>`(mg.id = g.id OR substr(g.full_path_lower, 1, length(mg.full_path_lower) + 1) = mg.full_path_lower || '/')`),
+      ),
+    )
+    .execute();
+  return rows.map((r) => r.id);
+}
 
 /** Distinct owners across these sources of one type, not counting project bots. */
 export async function countOwners(db: Kysely<DB>, type: SourceType, sourceIds: number[], today: string): Promise<number> {

@@ -47,18 +47,6 @@ export const findSelfAndDescendants = (db: Kysely<DB>, group: NamespaceRow) =>
     .orderBy('full_path_lower')
     .execute();
 
-/** Ids of the groups at or below any of the given full paths. */
-export async function idsAtOrBelow(db: Kysely<DB>, pathsLower: string[]): Promise<number[]> {
-  if (pathsLower.length === 0) return [];
-  const rows = await db
-    .selectFrom('namespaces')
-    .select('id')
-    .where('kind', '=', 'group')
-    .where((eb) => eb.or(pathsLower.flatMap((p) => [eb('full_path_lower', '=', p), underPath(p)])))
-    .execute();
-  return rows.map((r) => r.id);
-}
-
 export const hasSibling = (db: Kysely<DB>, parentId: number | null, column: 'path' | 'name', value: string, exceptId: number | null) => {
   let q = db.selectFrom('namespaces').select('id').where('kind', '=', 'group');
   q = parentId === null ? q.where('parent_id', 'is', null) : q.where('parent_id', '=', parentId);

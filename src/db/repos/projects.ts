@@ -37,15 +37,6 @@ export async function projectTaken(db: Kysely<DB>, namespaceId: number, column: 
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/** Topic names per project, in the order they were given. */
-export async function topicsOf(db: Kysely<DB>, projectIds: number[]): Promise<Map<number, string[]>> {
-  const out = new Map<number, string[]>();
-  if (projectIds.length === 0) return out;
-  const rows = await db.selectFrom('project_topics').select(['project_id', 'name']).where('project_id', 'in', projectIds).orderBy('id').execute();
-  for (const r of rows) out.set(r.project_id, [...(out.get(r.project_id) ?? []), r.name]);
-  return out;
-}
-
 export interface NewProjectExtras {
   topics: string[];
   /** A project member row for the owner of a personal namespace, as the reference adds one. */
@@ -209,7 +200,6 @@ function similarityScore(term: string) {
 export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageRequest): Promise<PageResult<ProjectRow>> {
   let q = db.selectFrom('projects').selectAll('projects');
   if (f.none) q = q.where(sql<boolean>`1 = 0`);
-  if (f.scope.kind !== 'all') q = q.where(visibleProjectCondition(f.scope));
   if (f.authorized) q = q.where(authorizedCondition(f.authorized));
   if (f.namespaceIds) q = q.where('projects.namespace_id', 'in', f.namespaceIds.length ? f.namespaceIds : [-1]);
   if (f.archived !== undefined) q = q.where('projects.archived', '=', f.archived ? 1 : 0);
@@ -244,6 +234,10 @@ export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageReq
   if (f.withIssuesEnabled) q = q.where('projects.issues_access_level', '!=', 'disabled');
   if (f.withMergeRequestsEnabled) q = q.where('projects.merge_requests_access_level', '!=', 'disabled');
   q = whereCustomAttributes(q, 'project', 'projects.id', f.customAttributes);
+  // A user's public and internal projects alone are a subset that the visibility index walks
+  // quickly: past the count cap, they answer for the whole scope (paginate.ts).
+  const countSubset = f.scope.kind === 'user' && f.scope.levels.length ? q.where('projects.visibility_level', 'in', f.scope.levels) : undefined;
+  if (f.scope.kind !== 'all') q = q.where(visibleProjectCondition(f.scope));
 
   if (f.orderBy === 'similarity') {
     q = f.search
@@ -253,7 +247,7 @@ export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageReq
     if (f.orderBy !== 'id') q = q.orderBy(`projects.${f.orderBy}`, f.sort);
     q = q.orderBy('projects.id', f.sort);
   }
-  return runPage(db, q, page, 'projects.id');
+  return runPage(db, q, page, 'projects.id', countSubset);
 }
 
 

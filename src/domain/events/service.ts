@@ -17,7 +17,7 @@ import type { AuthorizedScope, ProjectVisibilityScope } from '../../db/repos/pro
 import { findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
-import { ACCESS, relatedGroupIds, visibleLevelsFor } from '../members/policy.js';
+import { ACCESS, groupIdsAtOrBelow, visibleLevelsFor } from '../members/policy.js';
 import { canReadCode } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -153,7 +153,7 @@ async function pushScope(c: Container, actor: Actor | null): Promise<EventListFi
   if (!actor) return { openLevels, reporterIn: null };
   return {
     openLevels,
-    reporterIn: { ...(await authorizedProjects(c, actor)), minAccess: ACCESS.REPORTER, groupIds: (await relatedGroupIds(c, actor.user.id, ACCESS.REPORTER)).atOrBelow },
+    reporterIn: { ...(await authorizedProjects(c, actor)), minAccess: ACCESS.REPORTER, groupIds: await groupIdsAtOrBelow(c, actor.user.id, ACCESS.REPORTER) },
   };
 }
 
@@ -164,7 +164,7 @@ async function authorizedProjects(c: Container, actor: Actor): Promise<Authorize
     minAccess: ACCESS.GUEST,
     today: today(),
     personalNamespaceId: actor.user.namespace_id,
-    groupIds: (await relatedGroupIds(c, actor.user.id, ACCESS.GUEST)).atOrBelow,
+    groupIds: await groupIdsAtOrBelow(c, actor.user.id, ACCESS.GUEST),
   };
 }
 

@@ -34,15 +34,19 @@ export async function findGroup(c: Container, actor: Actor | null, idOrPath: num
 
 /** Adds full names (ancestor names joined by " / ") to group rows, in one query. */
 export async function withFullNames(c: Container, rows: NamespaceRow[]): Promise<GroupView[]> {
-  // Only the groups above these rows need reading (a top-level group needs no query).
+  const names = await fullNamesOf(c, rows);
+  return rows.map((row) => ({ row, fullName: names.get(row.full_path_lower)! }));
+}
+
+/** The full name of each of these namespaces by its lowercased full path, in one query (none when all are top-level). */
+export async function fullNamesOf(c: Container, rows: Pick<NamespaceRow, 'full_path_lower' | 'name'>[]): Promise<Map<string, string>> {
+  // Only the groups above these rows need reading.
   const names = new Map(rows.map((r) => [r.full_path_lower, r.name]));
   const missing = [...new Set(rows.flatMap((r) => selfAndAncestorPaths(r.full_path_lower)))].filter((p) => !names.has(p));
   for (const r of await findNamespacesByFullPaths(c.db, missing)) names.set(r.full_path_lower, r.name);
-  return rows.map((row) => ({
-    row,
-    fullName: selfAndAncestorPaths(row.full_path_lower)
+  const full = (pathLower: string) =>
+    selfAndAncestorPaths(pathLower)
       .map((p) => names.get(p) ?? p)
-      .join(' / '),
-  }));
+      .join(' / ');
+  return new Map(rows.map((r) => [r.full_path_lower, full(r.full_path_lower)]));
 }
-

@@ -23,6 +23,7 @@ import {
   VISIBILITY,
   canCreateGroup,
   canCreateSubgroup,
+  groupIdsAtOrBelow,
   relatedGroupIds,
   visibilityName,
   visibleLevelsFor,
@@ -90,11 +91,11 @@ export async function listGroups(
     // Groups where the user holds (directly) at least this role, and the groups below them.
     const min = input.owned ? ACCESS.OWNER : input.min_access_level!;
     visible = { all: true };
-    onlyIds = (await relatedGroupIds(c, actor.user.id, min)).atOrBelow;
+    onlyIds = await groupIdsAtOrBelow(c, actor.user.id, min);
   } else if (admin && allAvailable) {
     visible = { all: true };
   } else {
-    const related = (await relatedGroupIds(c, actor.user.id)).all;
+    const related = await relatedGroupIds(c, actor.user.id);
     const min = allAvailable ? Math.min(...visibleLevelsFor(actor)) : null;
     visible = { all: false, minVisibility: min, ids: related };
   }

@@ -26,7 +26,8 @@ import { repositoryDir } from '../repository/service.js';
 import { repositoryStatistics } from '../repository/statistics.js';
 import { getSettings } from '../settings/service.js';
 import { decryptSecret, encryptSecret } from '../shared/encryption.js';
-import { openStream } from '../../outbound/stream.js';
+import { openStream, type StreamResponse } from '../../outbound/stream.js';
+import { OutboundFailed, OutboundRefused } from '../../outbound/request.js';
 import { outboundPolicy } from '../hooks/delivery.js';
 import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
@@ -37,6 +38,8 @@ import {
 import { canExportProject, exportsMembers } from './policy.js';
 
 export const PROJECT_EXPORT_JOB = 'project_export';
+/** Sends a finished archive to upload[url]: a job of its own, so a crash before the send is retried. */
+export const PROJECT_EXPORT_UPLOAD_JOB = 'project_export_upload';
 export const EXPORTS_EXPIRE_JOB = 'project_exports_expire';
 
 /** The reference keeps an export for 24 hours. */
@@ -52,8 +55,13 @@ export type ExportStatus = 'none' | 'queued' | 'started' | 'finished' | 'regener
 const archiveLive = (e: ProjectExportRow | undefined, now = Date.now()): boolean =>
   !!e?.archive_key && !!e.finished_at && Date.parse(e.finished_at) + EXPORT_TTL_MS > now;
 
-/** The reference's export_status: a run in progress over a live archive is a regeneration. */
+/**
+ * The reference's export_status: a run in progress over a live archive is a regeneration; a run
+ * whose archive is being sent to upload[url] is still `started` (the spec: "processing,
+ * including follow-up actions such as … uploading to a web server").
+ */
 export function exportStatusOf(e: ProjectExportRow | undefined): ExportStatus {
+  if (e?.status === 'uploading') return 'started';
   const running = e?.status === 'queued' || e?.status === 'started';
   if (running && archiveLive(e)) return 'regeneration_in_progress';
   if (running) return e!.status as ExportStatus;
@@ -143,7 +151,9 @@ const workDir = (c: Container, projectId: number, run: number) => path.join(c.co
 /**
  * Writes the archive. Idempotent: a run cut short (a crash) starts over from a clean folder; a
  * run that a newer request superseded, or that ended, has nothing to do. Never leaves the export
- * `started`: a failure marks it failed (the last finished archive, if any, stays).
+ * `started`: a failure marks it failed (the last finished archive, if any, stays). With
+ * upload[url] the run ends `uploading`, and the upload job, queued in the same transaction,
+ * sends the archive.
  */
 export async function runExport(c: Container, payload: { projectId: number; run: number }): Promise<void> {
   const e = await findExport(c.db, payload.projectId);
@@ -164,14 +174,20 @@ export async function runExport(c: Container, payload: { projectId: number; run:
     const { size } = await c.storage.put(key, writeArchive(directoryEntries(path.join(dir, 'stage'))));
     const previous = (await findExport(c.db, project.id))?.archive_key ?? null;
     const finishedAt = nowIso();
-    const current = await setExportStatus(c.db, project.id, run, {
-      status: 'finished', archive_key: key, archive_filename: filename, archive_size: size, finished_at: finishedAt,
-      upload_url_encrypted: null, error: null, updated_at: finishedAt,
+    const upload = e.upload_url_encrypted !== null;
+    const current = await inTransaction(c.db, async (tx) => {
+      const mine = await setExportStatus(tx, project.id, run, {
+        status: upload ? 'uploading' : 'finished', archive_key: key, archive_filename: filename, archive_size: size, finished_at: finishedAt,
+        error: null, updated_at: finishedAt,
+      });
+      if (mine && upload) await c.queue.enqueue(PROJECT_EXPORT_UPLOAD_JOB, { projectId: project.id, run }, { trx: tx, maxAttempts: 5 });
+      return mine;
     });
-    if (!current) await c.storage.delete(key); // superseded meanwhile: the newer run's archive counts
-    else {
-      if (previous && previous !== key) await c.storage.delete(previous);
-      if (e.upload_url_encrypted) await uploadArchive(c, project.id, e, key, size);
+    const stored = key;
+    key = null; // from here on it is the export's archive (or superseded and removed): a failure below must not remove it
+    if (!current) await c.storage.delete(stored); // superseded meanwhile: the newer run's archive counts
+    else if (previous && previous !== stored) {
+      await c.storage.delete(previous).catch((err) => c.log.warn({ err, projectId: project.id }, 'an old export archive could not be removed'));
     }
   } catch (err) {
     c.log.error({ err, projectId: project.id }, 'project export failed');
@@ -183,21 +199,46 @@ export async function runExport(c: Container, payload: { projectId: number; run:
 }
 
 /**
- * upload[url]: sends the finished archive there, streamed, through the outbound checks. As the
- * reference's web upload strategy, a failed upload is logged and leaves the archive downloadable.
+ * upload[url] (the reference's web upload strategy): sends the archive of this run there,
+ * streamed, through the outbound checks, then marks the export finished. At least once: a crash
+ * before the outcome is recorded sends it again; a run already finished or superseded sends
+ * nothing. As in the reference, a failed upload is not retried and the archive stays
+ * downloadable; the error is logged and kept on the export (the reference mails it to the user).
  */
-async function uploadArchive(c: Container, projectId: number, e: ProjectExportRow, key: string, size: number): Promise<void> {
+export async function runExportUpload(c: Container, payload: { projectId: number; run: number }, job: { attempts: number; maxAttempts: number }): Promise<void> {
+  const e = await findExport(c.db, payload.projectId);
+  if (!e || e.run !== payload.run || e.status !== 'uploading') return;
+  let error: string | null;
   try {
-    const stream = await c.storage.get(key);
-    if (!stream) throw new Error('archive missing');
-    const res = await openStream(decryptSecret(c.config.secretKey, e.upload_url_encrypted!), await outboundPolicy(c, 'project'), {
-      method: e.upload_method ?? 'PUT', headers: { 'Content-Type': 'application/gzip' }, body: { stream, length: size },
-    });
-    res.body.resume();
-    if (res.status < 200 || res.status >= 300) throw new Error(`upload answered ${res.status}`);
+    error = await sendArchive(c, e);
   } catch (err) {
-    c.log.error({ err: String((err as Error)?.message ?? err), projectId }, 'project export upload failed');
+    // not the receiver's answer (storage, database): the queue tries again, and the last try gives up
+    if (job.attempts < job.maxAttempts) throw err;
+    error = String((err as Error)?.message ?? err);
   }
+  if (error) c.log.error({ projectId: e.project_id, error }, 'After export strategy failed');
+  await setExportStatus(c.db, e.project_id, e.run, { status: 'finished', upload_url_encrypted: null, error: error?.slice(0, 1000) ?? null, updated_at: nowIso() });
+}
+
+/** One send of the archive; null when the receiver took it, else the reason (the reference's words). */
+async function sendArchive(c: Container, e: ProjectExportRow): Promise<string | null> {
+  const url = e.upload_url_encrypted ? decryptSecret(c.config.secretKey, e.upload_url_encrypted) : null;
+  const stream = url && e.archive_key ? await c.storage.get(e.archive_key) : null;
+  if (!url || !stream) return 'The export file is missing';
+  let res: StreamResponse;
+  try {
+    res = await openStream(url, await outboundPolicy(c, 'project'), {
+      method: e.upload_method ?? 'PUT', headers: { 'Content-Type': 'application/gzip' }, body: { stream, length: Number(e.archive_size) },
+    });
+  } catch (err) {
+    stream.destroy();
+    if (err instanceof OutboundRefused) return `URL is blocked: ${err.message}`;
+    if (err instanceof OutboundFailed) return err.message;
+    throw err;
+  }
+  res.body.resume();
+  if (res.status >= 200 && res.status < 300) return null;
+  return `Error uploading the project. Code ${res.status}: ${res.body.statusMessage ?? ''}`;
 }
 
 /** Writes the archive's files into `stage`, each relation streamed page by page. */

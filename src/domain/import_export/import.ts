@@ -1,6 +1,8 @@
 // Project import (POST /projects/import, remote-import, remote-import-objstore; GET
 // /projects/:id/import). The request creates the project (import_status `scheduled`) and stores
-// the archive as a blob; a background job reads it with the safe reader into a fresh folder,
+// the uploaded archive as a blob, or, for a remote or object-store archive, checks what it can
+// (address, length, type) and leaves the download to the job, as the reference's worker does.
+// The background job reads the archive with the safe reader into a fresh folder,
 // checks VERSION, fetches the bundle (hooks off, objects checked) and writes every relation
 // Anvil models in ONE transaction, so an import lands whole or not at all. A record that cannot
 // be saved becomes a failed relation; a malformed file, a bad VERSION or a hostile archive fail
@@ -8,24 +10,23 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import type { Container } from '../context.js';
 import {
   deleteProtectedBranches, findImport, importFailures, inTransaction, insertImport, insertImportFailure, insertImportedPipeline,
   insertProjectCustomAttribute, insertProjectMember, patchImportedProject, insertProtectedBranchRow, lastPipelineIid, setImportState, updateImport,
-  usersByEmailOrUsername, type Db, type ImportFailureRow,
+  usersByEmailOrUsername, type Db, type ImportFailureRow, type ProjectImportRow,
 } from '../../db/repos/project_import_export.js';
 import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
 import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { findUserById } from '../../db/repos/users.js';
 import { findProjectById, updateProject as updateProjectRow, type ProjectRow } from '../../db/repos/projects.js';
-import { fetchBundle, setHeadBranch } from '../../git/bundle.js';
-import { branchNames } from '../../git/refs.js';
+import { fetchBundle } from '../../git/bundle.js';
+import { branchNames, setHeadBranch } from '../../git/refs.js';
 import { readCommit } from '../../git/objects.js';
 import { initBare, removeRepository, resolveRevision } from '../../git/repository.js';
 import { checkVersion, FILES, relationFile, VersionError } from '../../import_export/format.js';
 import { NdjsonFormatError, readNdjson } from '../../import_export/ndjson.js';
-import { ArchiveError, DEFAULT_LIMITS, readArchive } from '../../import_export/reader.js';
+import { ArchiveError, counter, DEFAULT_LIMITS, readArchive } from '../../import_export/reader.js';
 import type { Actor } from '../auth/actor.js';
 import { apiError, DomainError, forbidden, notFound } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
@@ -40,10 +41,11 @@ import { getSettings } from '../settings/service.js';
 import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
-import { openS3Object } from '../../storage/s3.js';
+import { presignS3Object } from '../../storage/s3.js';
 import { OutboundFailed, OutboundRefused, redactedUrl } from '../../outbound/request.js';
 import { insertBadge } from '../../db/repos/badges.js';
 import { openStream, type StreamResponse } from '../../outbound/stream.js';
+import { decryptSecret, encryptSecret } from '../shared/encryption.js';
 import { outboundPolicy } from '../hooks/delivery.js';
 import { mapsImportedMembers } from './policy.js';
 import {
@@ -74,8 +76,11 @@ export interface ImportStatusView {
   failures: ImportFailureRow[];
 }
 
-/** What the archive comes from: a file of the request, or a stream with its length (remote, object store). */
-export type ArchiveSource = { file: IncomingFile } | { stream: Readable; size: number };
+/**
+ * What the archive comes from: a file of the request, or a URL the job downloads through the
+ * outbound checks (remote-import; a pre-signed URL for remote-import-objstore).
+ */
+export type ArchiveSource = { file: IncomingFile } | { url: string };
 
 /** Every import endpoint, the status included, answers 403 unless import_sources allows project archives. */
 async function checkImportSource(c: Container): Promise<void> {
@@ -100,7 +105,7 @@ export async function checkImportSize(c: Container, size: number): Promise<void>
  * project that takes the old one's place once it has finished.
  */
 export async function requestImport(c: Container, actor: Actor, input: ImportRequest, source: ArchiveSource, importUrl: string | null = null): Promise<ImportStatusView> {
-  await checkImportSize(c, 'file' in source ? source.file.size : source.size);
+  if ('file' in source) await checkImportSize(c, source.file.size);
   const ns = input.namespace !== undefined && input.namespace !== '' ? (await getNamespace(c, actor, input.namespace)).row : null;
   const nsRow = ns ?? (actor.user.namespace_id !== null ? (await getNamespace(c, actor, actor.user.namespace_id)).row : null);
   if (!nsRow) throw notFound('Namespace');
@@ -136,18 +141,21 @@ export async function requestImport(c: Container, actor: Actor, input: ImportReq
   }
   const projectId = created.row.id;
   const key = `imports/${projectId}/${suffix}.tar.gz`;
-  try {
-    await c.storage.put(key, 'file' in source ? fs.createReadStream(source.file.path) : source.stream);
-  } catch (err) {
-    await destroyProjectRows(c.db, projectId);
-    removeRepository(repositoryDir(c, projectId));
-    throw err;
+  if ('file' in source) {
+    try {
+      await c.storage.put(key, fs.createReadStream(source.file.path));
+    } catch (err) {
+      await destroyProjectRows(c.db, projectId);
+      removeRepository(repositoryDir(c, projectId));
+      throw err;
+    }
   }
   const now = nowIso();
   const correlationId = crypto.randomBytes(16).toString('hex');
   await inTransaction(c.db, async (tx) => {
     await insertImport(tx, {
       project_id: projectId, user_id: actor.user.id, correlation_id: correlationId, archive_key: key,
+      source_url_encrypted: 'url' in source ? encryptSecret(c.config.secretKey, source.url) : null,
       override_params: JSON.stringify(input.override_params ?? {}), replaces_project_id: replaces?.id ?? null,
       original_path: replaces ? input.path : null, original_name: replaces ? name : null, created_at: now, updated_at: now,
     });
@@ -167,64 +175,71 @@ export interface ObjstoreSource {
 
 const REGION = /^[a-z0-9-]{1,64}$/;
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+/** The reference signs the object's URL for 28 hours: longer than an import may wait and take. */
+const OBJSTORE_URL_SECONDS = 28 * 3600;
 
 /**
- * POST /projects/remote-import-objstore (python-gitlab: /projects/remote-import-s3): the archive
- * is read from a bucket with the caller's credentials, streamed into blob storage, then imported
- * as an upload is. The credentials are used for this read only and never stored.
+ * POST /projects/remote-import-objstore (python-gitlab: /projects/remote-import-s3): as the
+ * reference, the object is checked now (it exists, its length and type) and the job downloads it
+ * through a pre-signed URL; both go through src/outbound. The credentials only sign: they are
+ * never stored, the signed URL is (encrypted, until the download).
  */
 export async function requestObjstoreImport(c: Container, actor: Actor, input: ImportRequest, src: ObjstoreSource): Promise<ImportStatusView> {
   if (!REGION.test(src.region)) throw apiError('region is invalid');
   if (!BUCKET.test(src.bucket_name)) throw apiError('bucket_name is invalid');
-  let object: Awaited<ReturnType<typeof openS3Object>>;
-  try {
-    object = await openS3Object({
-      bucket: src.bucket_name, region: src.region, endpoint: c.config.remoteImportS3Endpoint, accessKeyId: src.access_key_id,
-      secretAccessKey: src.secret_access_key, forcePathStyle: c.config.remoteImportS3Endpoint !== null,
-    }, src.file_key);
-  } catch (err) {
-    throw apiError(`Failed to read the import file: ${(err as Error)?.name ?? 'error'}`);
-  }
-  if (!object) throw apiError('Failed to read the import file: NoSuchKey');
-  if (object.size > REMOTE_MAX_BYTES) {
-    object.stream.destroy();
-    throw apiError('Content length is too big (should be at most 10 GiB)');
-  }
-  return requestImport(c, actor, input, object);
+  const bucket = {
+    bucket: src.bucket_name, region: src.region, endpoint: c.config.remoteImportS3Endpoint, accessKeyId: src.access_key_id, secretAccessKey: src.secret_access_key,
+  };
+  const where = `'${src.file_key}' in '${src.bucket_name}'`;
+  const head = await remoteHeaders(c, await presignS3Object(bucket, src.file_key, 'HEAD', 60), (reason) => `Failed to open ${where}: ${reason}`);
+  if (head.status === 404) throw apiError(`File not found ${where}`);
+  if (head.status < 200 || head.status >= 300) throw apiError(`Failed to open ${where}: ${head.status} ${head.statusText}`.trim());
+  await checkRemoteFile(c, head.headers);
+  return requestImport(c, actor, input, { url: await presignS3Object(bucket, src.file_key, 'GET', OBJSTORE_URL_SECONDS) });
 }
 
 /** The types the reference accepts from a remote archive's server. */
 const REMOTE_TYPES = ['application/gzip', 'application/x-tar', 'application/x-gzip'];
 
+/** A remote archive may be at most 10 GiB (the reference's limit, which it writes "10 GB"). */
+export const REMOTE_MAX_BYTES = 10 * 1024 ** 3;
+
 /**
- * POST /projects/remote-import: the archive at a URL the caller gave, fetched only through
- * src/outbound (address checks, pinned connection); it must answer 200 with a Content-Length of
- * at most 10 GiB and a gzip type. Streamed into blob storage, then imported as an upload.
+ * The headers of a remote archive, from a HEAD through the outbound checks (the reference asks
+ * with a HEAD too, before the project exists). A refused address or a failed exchange is a 400.
  */
-export async function requestRemoteImport(c: Container, actor: Actor, input: ImportRequest, url: string): Promise<ImportStatusView> {
-  let res: StreamResponse;
+async function remoteHeaders(c: Container, url: string, failed: (reason: string) => string): Promise<{ status: number; statusText: string; headers: Record<string, string> }> {
   try {
-    res = await openStream(url, await outboundPolicy(c, 'project'), { method: 'GET' });
+    const res = await openStream(url, await outboundPolicy(c, 'project'), { method: 'HEAD', connectTimeoutMs: 5000, idleTimeoutMs: 10_000 });
+    res.body.resume();
+    return { status: res.status, statusText: res.body.statusMessage ?? '', headers: res.headers };
   } catch (err) {
-    if (err instanceof OutboundRefused) throw apiError(`Import url is blocked: ${err.message}`);
-    if (err instanceof OutboundFailed) throw apiError(`Failed to read the import file: ${err.message}`);
+    if (err instanceof OutboundRefused) throw apiError(`File url is blocked: ${err.message}`);
+    if (err instanceof OutboundFailed) throw apiError(failed(err.message));
     throw err;
   }
-  const refuse = (message: string) => {
-    res.body.destroy();
-    return apiError(message);
-  };
-  if (res.status !== 200) throw refuse(`Failed to read the import file: the server answered ${res.status}`);
-  const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!REMOTE_TYPES.includes(type)) throw refuse(`Content type '${type}' not allowed. (Allowed: ${REMOTE_TYPES.join(', ')})`);
-  const length = res.headers['content-length'];
-  if (!length || !/^\d+$/.test(length)) throw refuse('Content length is missing or invalid');
-  if (Number(length) > REMOTE_MAX_BYTES) throw refuse('Content length is too big (should be at most 10 GiB)');
-  return requestImport(c, actor, input, { stream: res.body, size: Number(length) }, redactedUrl(url));
 }
 
-/** A remote archive may be at most 10 GiB (the reference's limit). */
-export const REMOTE_MAX_BYTES = 10 * 1024 ** 3;
+/** The reference's RemoteFileValidator: a length from 1 byte to 10 GB, then a gzip or tar type; and max_import_size. */
+async function checkRemoteFile(c: Container, headers: Record<string, string>): Promise<void> {
+  const length = /^\d+$/.test(headers['content-length'] ?? '') ? Number(headers['content-length']) : 0;
+  if (length <= 0) throw apiError('Content length is too small (should be at least 1 Byte)');
+  if (length > REMOTE_MAX_BYTES) throw apiError('Content length is too big (should be at most 10 GB)');
+  const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!REMOTE_TYPES.includes(type)) throw apiError(`Content type '${type}' not allowed. (Allowed: ${REMOTE_TYPES.join(', ')})`);
+  await checkImportSize(c, length);
+}
+
+/**
+ * POST /projects/remote-import: the archive at a URL the caller gave. Its headers are checked now
+ * (a HEAD through src/outbound: address, length, type); the job downloads it, through src/outbound
+ * as well, and checks again what it receives.
+ */
+export async function requestRemoteImport(c: Container, actor: Actor, input: ImportRequest, url: string): Promise<ImportStatusView> {
+  const head = await remoteHeaders(c, url, (reason) => `Failed to retrive headers: ${reason}`); // sic: the reference's words
+  await checkRemoteFile(c, head.headers);
+  return requestImport(c, actor, input, { url }, redactedUrl(url));
+}
 
 async function importStatus(c: Container, actor: Actor, row: ProjectRow): Promise<ImportStatusView> {
   const imp = await findImport(c.db, row.id);
@@ -267,6 +282,7 @@ export async function runImport(c: Container, payload: { projectId: number }): P
   try {
     await fs.promises.rm(dir, { recursive: true, force: true });
     await fs.promises.mkdir(path.dirname(dir), { recursive: true });
+    if (imp.source_url_encrypted) await downloadArchive(c, imp);
     const body = imp.archive_key ? await c.storage.get(imp.archive_key) : null;
     if (!body) throw new ImportError('The import file is missing');
     await readArchive(body, dir, DEFAULT_LIMITS);
@@ -300,6 +316,46 @@ export async function runImport(c: Container, payload: { projectId: number }): P
   await finishImport(c, project.id);
 }
 
+/**
+ * remote-import and remote-import-objstore: the archive comes down here, in the job, through
+ * src/outbound, into blob storage (from the start again after a crash). It must answer 200 and
+ * stay within 10 GB and max_import_size, whatever its headers said.
+ */
+async function downloadArchive(c: Container, imp: ProjectImportRow): Promise<void> {
+  const url = decryptSecret(c.config.secretKey, imp.source_url_encrypted!);
+  let res: StreamResponse;
+  try {
+    res = await openStream(url, await outboundPolicy(c, 'project'), { method: 'GET' });
+  } catch (err) {
+    if (err instanceof OutboundRefused) throw new ImportError(`File url is blocked: ${err.message}`);
+    if (err instanceof OutboundFailed) throw new ImportError(`Failed to download the import file: ${err.message}`);
+    throw err;
+  }
+  if (res.status !== 200) {
+    res.body.destroy();
+    throw new ImportError(`Failed to download the import file: the server answered ${res.status}`);
+  }
+  const maxMb = Number((await getSettings(c)).max_import_size);
+  const limit = maxMb > 0 ? Math.min(REMOTE_MAX_BYTES, maxMb * 1024 * 1024) : REMOTE_MAX_BYTES;
+  const tooBig = () => new ImportError(`The import file is larger than ${limit} bytes`);
+  if (Number(res.headers['content-length'] ?? 0) > limit) {
+    res.body.destroy();
+    throw tooBig();
+  }
+  let received = 0;
+  const limited = counter((n) => {
+    received += n;
+    if (received > limit) throw tooBig();
+  });
+  res.body.once('error', (err) => limited.destroy(new ImportError(`Failed to download the import file: ${err.message}`)));
+  try {
+    await c.storage.put(imp.archive_key!, res.body.pipe(limited));
+  } finally {
+    res.body.destroy();
+  }
+  await updateImport(c.db, imp.project_id, { source_url_encrypted: null, updated_at: nowIso() });
+}
+
 /** After the rows landed (idempotent, so a failure here is retried by the queue): statistics, the overwrite swap, the archive's removal. */
 async function finishImport(c: Container, projectId: number): Promise<void> {
   await scheduleRepositoryRefresh(c, projectId);
@@ -311,7 +367,7 @@ async function dropArchive(c: Container, projectId: number): Promise<void> {
   const imp = await findImport(c.db, projectId);
   if (!imp?.archive_key) return;
   await c.storage.delete(imp.archive_key);
-  await updateImport(c.db, projectId, { archive_key: null, updated_at: nowIso() });
+  await updateImport(c.db, projectId, { archive_key: null, source_url_encrypted: null, updated_at: nowIso() });
 }
 
 /** The message a user reads for an expected failure; null for an unexpected one (logged). */

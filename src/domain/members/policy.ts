@@ -5,11 +5,10 @@ import type { Container } from '../context.js';
 import {
   findNamespaceById,
   findNamespacesByFullPaths,
-  idsAtOrBelow,
   selfAndAncestorPaths,
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
-import { groupMembershipsByPaths, groupMembershipsOf, membershipsIn, type SourceType } from '../../db/repos/members.js';
+import { groupIdsAtOrBelowMemberships, groupMembershipsByPaths, groupMembershipsOf, membershipsIn, type SourceType } from '../../db/repos/members.js';
 import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
 import { today } from '../shared/time.js';
 
@@ -73,17 +72,20 @@ export async function accessLevelIn(c: Container, userId: number, source: Policy
   return source.namespaceId === null ? direct : Math.max(direct, await accessLevelIn(c, userId, { type: 'Namespace', id: source.namespaceId }));
 }
 
+/** Groups in which the user has at least `minLevel`: those they are a member of and every group below them (inherited membership). */
+export const groupIdsAtOrBelow = (c: Container, userId: number, minLevel = 0): Promise<number[]> =>
+  groupIdsAtOrBelowMemberships(c.db, userId, minLevel, today());
+
 /**
  * Groups a user is related to through membership: the groups they are a member of, every group
  * below those (inherited membership), and every group above them (which they may see, as the
  * reference lets a member of a subgroup see its parents).
  */
-export async function relatedGroupIds(c: Container, userId: number, minLevel = 0): Promise<{ all: number[]; atOrBelow: number[] }> {
-  const memberships = (await groupMembershipsOf(c.db, userId, today())).filter((m) => m.access_level >= minLevel);
-  const paths = memberships.map((m) => m.full_path_lower);
-  const atOrBelow = await idsAtOrBelow(c.db, paths);
+export async function relatedGroupIds(c: Container, userId: number): Promise<number[]> {
+  const paths = (await groupMembershipsOf(c.db, userId, today())).map((m) => m.full_path_lower);
+  if (paths.length === 0) return [];
   const above = await findNamespacesByFullPaths(c.db, [...new Set(paths.flatMap(selfAndAncestorPaths))]);
-  return { all: [...new Set([...atOrBelow, ...above.map((r) => r.id)])], atOrBelow };
+  return [...new Set([...(await groupIdsAtOrBelow(c, userId)), ...above.map((r) => r.id)])];
 }
 
 export interface GroupAccess {
@@ -114,7 +116,7 @@ export async function groupAccess(c: Container, actor: Actor | null, group: Name
   const role = await accessLevelInGroup(c, actor.user.id, group);
   const quick = groupAccessFor(actor, group, role, false);
   // Only a caller who may not read it otherwise needs the (costlier) look below.
-  return quick.canRead ? quick : groupAccessFor(actor, group, role, (await relatedGroupIds(c, actor.user.id)).all.includes(group.id));
+  return quick.canRead ? quick : groupAccessFor(actor, group, role, (await relatedGroupIds(c, actor.user.id)).includes(group.id));
 }
 
 /** May create a subgroup under the group: its subgroup_creation_level (owner | maintainer) decides. */

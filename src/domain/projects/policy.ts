@@ -3,6 +3,7 @@
 // namespace, or a membership in the project's group or a group above it, whichever is highest.
 import type { Container } from '../context.js';
 import type { NamespaceRow } from '../../db/repos/namespaces.js';
+import type { ProjectContext } from '../../db/repos/project_context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
 import { forbidden } from '../errors.js';
@@ -29,6 +30,16 @@ export async function roleInProject(c: Container, userId: number, p: ProjectRow)
     await accessLevelIn(c, userId, { type: 'Project', id: p.id, namespaceId: p.namespace_id }),
     (await sharedAccessLevels(c, userId, await liveLinksOfProjects(c, [p.id]))).get(p.id) ?? ACCESS.NONE,
   );
+}
+
+/**
+ * roleInProject from the memberships read with the project (project_context.ts), given the level
+ * through the groups it is shared with: the personal namespace's owner is its owner; a group's
+ * members keep their level in the groups below.
+ */
+export function roleFromContext(userId: number, ctx: ProjectContext, sharedLevel: number): number {
+  const inNamespace = ctx.ns_kind === 'group' ? (ctx.group_level ?? ACCESS.NONE) : ctx.ns_owner_id === userId ? ACCESS.OWNER : ACCESS.NONE;
+  return Math.max(ctx.member_level ?? ACCESS.NONE, inNamespace, sharedLevel);
 }
 
 /**

@@ -4,14 +4,14 @@ import { canReadProfile } from '../users/policy.js';
 import type { RepositoryStatisticsRow } from '../../db/repos/repository_statistics.js';
 import { repositoryStatistics } from '../repository/statistics.js';
 import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
-import { createProjectRepository, removeProjectRepository } from '../repository/service.js';
+import { createProjectRepository, removeProjectRepository, repositoryDir } from '../repository/service.js';
+import { findBranch, setHeadBranch } from '../../git/refs.js';
 import { protectDefaultBranch } from '../protected_branches/service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import { membershipsIn } from '../../db/repos/members.js';
+import { projectContexts, type ProjectContext } from '../../db/repos/project_context.js';
 import {
   findNamespaceByFullPath,
   findNamespaceById,
-  findNamespacesByIds,
   findSelfAndDescendants,
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
@@ -20,7 +20,6 @@ import {
   insertProject,
   pageProjects,
   projectTaken,
-  topicsOf,
   updateProject as updateProjectRow,
   type AuthorizedScope,
   type ProjectListFilter,
@@ -28,17 +27,17 @@ import {
   type ProjectPatch,
   type ProjectRow,
 } from '../../db/repos/projects.js';
-import { findUserById, findUsersByIds, findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
+import { findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { apiError, exactError, forbidden, invalidParams, notFound, validation } from '../errors.js';
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
 import { recordEvent } from '../events/service.js';
 import { projectSystemEvent } from '../hooks/events.js';
-import { findGroup, withFullNames } from '../groups/find.js';
+import { findGroup, fullNamesOf } from '../groups/find.js';
 import { findNamespace } from '../namespaces/find.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
-import { ACCESS, VISIBILITY, accessLevelInGroup, accessLevelsInNamespaces, relatedGroupIds, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
+import { ACCESS, VISIBILITY, accessLevelInGroup, groupIdsAtOrBelow, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { randomToken } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
@@ -46,11 +45,11 @@ import {
   accessFor,
   canAdminProject,
   canCreateProjectIn,
-  canReadProject,
   isProjectOwner,
+  roleFromContext,
   type ProjectAccess,
 } from './policy.js';
-import { findProject, findProjectRow, projectNotFound } from './find.js';
+import { findProject } from './find.js';
 import { personalProjectsLimitError } from './limits.js';
 import { liveLinksOfProjects, sharedAccessLevels, visibleSharedGroups, type SharedGroupView } from './shared_access.js';
 
@@ -79,13 +78,16 @@ export async function projectSettings(c: Container): Promise<ProjectSettings> {
 
 // ---- the view a presenter needs ----
 
+/** The namespace a project lives in, as presenting it needs. */
+export type ProjectNamespace = Pick<NamespaceRow, 'id' | 'kind' | 'name' | 'path' | 'full_path' | 'full_path_lower' | 'owner_id'>;
+
 export interface ProjectView {
   row: ProjectRow;
-  namespace: NamespaceRow;
+  namespace: ProjectNamespace;
   /** The namespace's full name (group names from the top down, or the user's name). */
   namespaceFullName: string;
   /** The user who owns a personal namespace; null for group projects. */
-  owner: UserRow | null;
+  owner: Pick<UserRow, 'id' | 'name' | 'created_at'> | null;
   topics: string[];
   access: ProjectAccess;
   /** The caller's own project membership and highest group membership (the `permissions` object). */
@@ -111,58 +113,69 @@ export interface ViewOptions {
   license?: boolean;
 }
 
-/** Builds views for rows in a few queries (namespaces, owners, topics, memberships), keeping order. */
-async function buildViews(c: Container, actor: Actor | null, rows: ProjectRow[], opts: ViewOptions, depth = 0): Promise<ProjectView[]> {
-  if (rows.length === 0) return [];
-  const nsRows = await findNamespacesByIds(c.db, [...new Set(rows.map((r) => r.namespace_id))]);
-  const groupViews = await withFullNames(c, nsRows.filter((n) => n.kind === 'group'));
-  const fullNames = new Map(groupViews.map((g) => [g.row.id, g.fullName]));
-  const namespaces = new Map(nsRows.map((n) => [n.id, n]));
-  const ownerIds = nsRows.filter((n) => n.kind !== 'group' && n.owner_id !== null).map((n) => n.owner_id!);
-  const owners = new Map((await findUsersByIds(c.db, [...new Set(ownerIds)])).map((u) => [u.id, u]));
-  const topics = await topicsOf(c.db, rows.map((r) => r.id));
+const namespaceOf = (x: ProjectContext): ProjectNamespace => ({
+  id: x.ns_id,
+  kind: x.ns_kind,
+  name: x.ns_name,
+  path: x.ns_path,
+  full_path: x.ns_full_path,
+  full_path_lower: x.ns_full_path_lower,
+  owner_id: x.ns_owner_id,
+});
 
-  const direct = new Map<number, number>();
-  const nsLevel = new Map<number, number>();
-  const groupLevel = new Map<number, number>();
-  let shared = new Map<number, number>();
-  const links = await liveLinksOfProjects(c, rows.map((r) => r.id));
-  if (actor) {
-    shared = await sharedAccessLevels(c, actor.user.id, links);
-    for (const m of await membershipsIn(c.db, actor.user.id, 'Project', rows.map((r) => r.id), today())) direct.set(m.source_id, m.access_level);
-    for (const [id, level] of await accessLevelsInNamespaces(c, actor.user.id, nsRows)) {
-      nsLevel.set(id, level);
-      if (namespaces.get(id)!.kind === 'group' && level > ACCESS.NONE) groupLevel.set(id, level);
-    }
-  }
+/**
+ * Builds views for rows, keeping order: their contexts in one joined read (unless the caller
+ * read them with the rows), then only what some rows need (ancestor names of nested groups,
+ * group links, forked-from projects, statistics).
+ */
+async function buildViews(
+  c: Container,
+  actor: Actor | null,
+  rows: ProjectRow[],
+  opts: ViewOptions,
+  known?: Map<number, ProjectContext>,
+  depth = 0,
+): Promise<ProjectView[]> {
+  if (rows.length === 0) return [];
+  const userId = actor?.user.id ?? null;
+  const contexts = known ?? (await projectContexts(c.db, rows.map((r) => r.id), userId, today()));
+  const contextOf = (row: ProjectRow) => contexts.get(row.id)!;
+  const fullNames = await fullNamesOf(
+    c,
+    [...contexts.values()].filter((x) => x.ns_kind === 'group').map((x) => ({ full_path_lower: x.ns_full_path_lower, name: x.ns_name })),
+  );
+
+  const shared = rows.filter((row) => contextOf(row).live_links > 0).map((row) => row.id);
+  const links = shared.length ? await liveLinksOfProjects(c, shared) : [];
+  const sharedLevels = actor && links.length ? await sharedAccessLevels(c, actor.user.id, links) : new Map<number, number>();
 
   const forkedIds = [...new Set(rows.map((r) => r.forked_from_id).filter((id): id is number => id !== null))];
   const forkedViews = new Map<number, ProjectView>();
   if (depth === 0 && forkedIds.length) {
     const sources = await findProjectsByIds(c.db, forkedIds);
-    for (const v of await buildViews(c, actor, sources, { full: false }, depth + 1)) if (v.access.canRead) forkedViews.set(v.row.id, v);
+    for (const v of await buildViews(c, actor, sources, { full: false }, undefined, depth + 1)) if (v.access.canRead) forkedViews.set(v.row.id, v);
   }
 
   const sharedGroups = opts.full ? await visibleSharedGroups(c, actor, links) : new Map<number, SharedGroupView[]>();
-  const accessOf = (row: ProjectRow) =>
-    accessFor(actor, row, Math.max(direct.get(row.id) ?? 0, nsLevel.get(row.namespace_id) ?? 0, shared.get(row.id) ?? 0));
+  const access = new Map(
+    rows.map((row) => [row.id, accessFor(actor, row, userId === null ? ACCESS.NONE : roleFromContext(userId, contextOf(row), sharedLevels.get(row.id) ?? ACCESS.NONE))]),
+  );
   // One project's figures are computed now if never cached (bounded: once per project); a longer list's missing ones are queued.
-  const readable = rows.filter((row) => accessOf(row).canRead).map((row) => row.id);
+  const readable = rows.filter((row) => access.get(row.id)!.canRead).map((row) => row.id);
   const stats = opts.statistics ? await repositoryStatistics(c, readable, { computeMissing: rows.length === 1 }) : null;
 
   return rows.map((row) => {
-    const namespace = namespaces.get(row.namespace_id)!;
-    const own = direct.get(row.id) ?? null;
-    const access = accessOf(row);
+    const x = contextOf(row);
+    const group = x.ns_kind === 'group';
     return {
       row,
-      namespace,
-      namespaceFullName: namespace.kind === 'group' ? (fullNames.get(namespace.id) ?? namespace.name) : namespace.name,
-      owner: namespace.kind === 'group' || namespace.owner_id === null ? null : (owners.get(namespace.owner_id) ?? null),
-      topics: topics.get(row.id) ?? [],
-      access,
-      projectAccessLevel: own,
-      groupAccessLevel: groupLevel.get(row.namespace_id) ?? null,
+      namespace: namespaceOf(x),
+      namespaceFullName: group ? fullNames.get(x.ns_full_path_lower)! : x.ns_name,
+      owner: x.owner_id === null ? null : { id: x.owner_id, name: x.owner_name!, created_at: x.owner_created_at! },
+      topics: JSON.parse(x.topics_json) as string[],
+      access: access.get(row.id)!,
+      projectAccessLevel: x.member_level,
+      groupAccessLevel: group && x.group_level !== null && x.group_level > ACCESS.NONE ? x.group_level : null,
       forkedFrom: row.forked_from_id !== null ? (forkedViews.get(row.forked_from_id) ?? null) : null,
       sharedWithGroups: sharedGroups.get(row.id) ?? [],
       full: opts.full,
@@ -181,10 +194,8 @@ export async function getProject(
   idOrPath: number | string,
   opts: { statistics: boolean; license: boolean; withCustomAttributes?: boolean },
 ): Promise<ProjectView> {
-  // The view works out the caller's access to the project anyway: it decides the 404 here, once.
-  const row = await findProjectRow(c, idOrPath);
-  const v = await view(c, actor, row, { full: actor !== null, statistics: opts.statistics, license: opts.license });
-  if (!canReadProject(v.access)) throw projectNotFound();
+  const { row, context } = await findProject(c, actor, idOrPath);
+  const v = (await buildViews(c, actor, [row], { full: actor !== null, statistics: opts.statistics, license: opts.license }, new Map([[row.id, context]])))[0];
   return (await withCustomAttributes(c, actor, 'project', [v], opts.withCustomAttributes, (p) => p.row.id))[0];
 }
 
@@ -472,6 +483,11 @@ export async function updateProject(c: Container, actor: Actor, idOrPath: number
   const newLevel = input.visibility === undefined ? undefined : VISIBILITY[input.visibility];
   await checkSettings(c, actor, ns, newLevel === row.visibility_level ? undefined : newLevel, input, errors);
   if (Object.keys(errors).length) throw validation(errors);
+  // As the reference's change_head: a new default branch must exist; HEAD then points at it.
+  const newDefault = patch.default_branch !== undefined && patch.default_branch !== row.default_branch ? patch.default_branch : null;
+  if (newDefault !== null && !(await findBranch(repositoryDir(c, row.id), newDefault))) {
+    throw validation({ base: [`Could not change HEAD: branch '${newDefault}' does not exist`] });
+  }
 
   patch.updated_at = nowIso();
   try {
@@ -481,6 +497,7 @@ export async function updateProject(c: Container, actor: Actor, idOrPath: number
       // As the reference: a new path is a rename, any other change an update.
       after: (tx, p) => (oldFullPath !== undefined ? projectSystemEvent(c, tx, 'project_rename', p, oldFullPath) : projectSystemEvent(c, tx, 'project_update', p)),
     });
+    if (newDefault !== null) await setHeadBranch(repositoryDir(c, row.id), newDefault);
     await recordEvent(c, { action: 'updated', authorId: actor.user.id, projectId: row.id });
     return view(c, actor, updated, { full: true });
   } catch (err) {
@@ -570,7 +587,7 @@ async function authorizedScope(c: Container, actor: Actor, min: number): Promise
     minAccess: min,
     today: today(),
     personalNamespaceId: actor.user.namespace_id,
-    groupIds: (await relatedGroupIds(c, actor.user.id, min)).atOrBelow,
+    groupIds: await groupIdsAtOrBelow(c, actor.user.id, min),
   };
 }
 

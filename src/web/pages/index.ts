@@ -5,6 +5,8 @@ import { adminHookPages } from './admin_hooks.js';
 import { adminSettingsPages } from './admin_settings.js';
 import { adminUserPages } from './admin_users.js';
 import { alertPages } from './alerts.js';
+import { ciPages } from './ci.js';
+import { ciArtifactPages } from './ci_artifacts.js';
 import { groupPages } from './groups.js';
 import { hookPages } from './hooks.js';
 import { memberPages } from './members.js';
@@ -12,6 +14,10 @@ import { profilePages } from './profile.js';
 import { projectOverviewPages } from './project.js';
 import { projectSettingsPages } from './project_settings.js';
 import { importProjectPages, importSitePages } from './project_settings_import.js';
+import { repositoryPages } from './repository.js';
+import { repositoryBranchPages } from './repository_branches.js';
+import { repositoryCommitPages } from './repository_commits.js';
+import { refSwitchPages } from './repository_refs.js';
 import { signInPages } from './sign_in.js';
 import { sitePages as dashboardPages } from './site.js';
 
@@ -34,4 +40,10 @@ export const projectPages: ProjectPage[] = [
   ...memberPages,
   ...hookPages,
   ...alertPages,
+  ...repositoryPages,
+  ...repositoryCommitPages,
+  ...repositoryBranchPages,
+  ...refSwitchPages,
+  ...ciPages,
+  ...ciArtifactPages,
 ];

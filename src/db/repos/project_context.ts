@@ -1,0 +1,108 @@
+// What answering with a project needs beside its row, read in the same statement: its
+// namespace, the owner of a personal namespace, its topics, whether it is shared with groups,
+// and the caller's own memberships. One joined read instead of one query for each (a project
+// GET was seven statements; on PostgreSQL each is a round trip).
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { compiledOnce } from '../compiled.js';
+import { dialectOf } from '../dialect.js';
+import type { DB } from '../schema.js';
+import type { ProjectRow } from './projects.js';
+
+export interface ProjectContext {
+  ns_id: number;
+  ns_kind: string;
+  ns_name: string;
+  ns_path: string;
+  ns_full_path: string;
+  ns_full_path_lower: string;
+  ns_owner_id: number | null;
+  /** The user owning a personal namespace (null for a group's). */
+  owner_id: number | null;
+  owner_name: string | null;
+  owner_created_at: string | null;
+  /** Topic names as a JSON array, in the order given. */
+  topics_json: string;
+  /** Live links to groups the project is shared with (when any, read them: project_group_links.ts). */
+  live_links: number;
+  /** The caller's live membership of the project itself (null: none, or no caller). */
+  member_level: number | null;
+  /** The caller's highest live membership of the project's group or a group above it (null: none; always null for a personal namespace). */
+  group_level: number | null;
+}
+
+/** Topic names of `projects.id` as JSON text, on either dialect. */
+function topicsJson(db: Kysely<DB>) {
+  return dialectOf(db) === 'postgres'
+    ? sql<string>`(SELECT coalesce(json_agg(t.name ORDER BY t.id), '[]'::json)::text FROM project_topics t WHERE t.project_id = projects.id)`
+    : sql<string>`(SELECT json_group_array(t.name ORDER BY t.id) FROM project_topics t WHERE t.project_id = projects.id)`;
+}
+
+function withContext<O>(db: Kysely<DB>, q: SelectQueryBuilder<DB, 'projects', O>, userId: number | null, today: string) {
+  const memberLevel =
+    userId === null
+      ? sql<number | null>`NULL`
+      : sql<number | null>`(SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Project' AND m.source_id = projects.id
+          AND m.user_id = ${userId} AND (m.expires_at IS NULL OR m.expires_at > ${today}))`;
+  // A group's members reach the groups below it: memberships of the namespace or of a group whose full path prefixes it.
+  const groupLevel =
+    userId === null
+      ? sql<number | null>`NULL`
+      : sql<number | null>`(SELECT max(m.access_level) FROM members m INNER JOIN namespaces g ON g.id = m.source_id
+          WHERE m.source_type = 'Namespace' AND m.user_id = ${userId} AND ns.kind = 'group' AND (m.expires_at IS NULL OR m.expires_at > ${today})
+          AND (g.full_path_lower = ns.full_path_lower OR substr(ns.full_path_lower, 1, length(g.full_path_lower) + 1) = g.full_path_lower || '/'))`;
+  return q
+    .innerJoin('namespaces as ns', 'ns.id', 'projects.namespace_id')
+    .leftJoin('users as owner', (j) => j.onRef('owner.id', '=', 'ns.owner_id').on('ns.kind', '!=', 'group'))
+    .select([
+      'ns.id as ns_id',
+      'ns.kind as ns_kind',
+      'ns.name as ns_name',
+      'ns.path as ns_path',
+      'ns.full_path as ns_full_path',
+      'ns.full_path_lower as ns_full_path_lower',
+      'ns.owner_id as ns_owner_id',
+      'owner.id as owner_id',
+      'owner.name as owner_name',
+      'owner.created_at as owner_created_at',
+      topicsJson(db).as('topics_json'),
+      sql<number>`(SELECT count(*) FROM project_group_links l WHERE l.project_id = projects.id
+        AND (l.expires_at IS NULL OR l.expires_at > ${today}))`.as('live_links'),
+      memberLevel.as('member_level'),
+      groupLevel.as('group_level'),
+    ]);
+}
+
+const CONTEXT_KEYS = [
+  'ns_id', 'ns_kind', 'ns_name', 'ns_path', 'ns_full_path', 'ns_full_path_lower', 'ns_owner_id',
+  'owner_id', 'owner_name', 'owner_created_at', 'topics_json', 'live_links', 'member_level', 'group_level',
+] as const satisfies readonly (keyof ProjectContext)[];
+
+// The read behind every project request: compiled once (compiled.ts), for a caller and for none.
+const projectWithContext = compiledOnce((db, v: { id: number; userId: number | null; today: string }, variant) =>
+  withContext(db, db.selectFrom('projects').selectAll('projects'), variant === 'anonymous' ? null : v.userId, v.today).where('projects.id', '=', v.id),
+);
+
+/** A project by id with its context (the caller's memberships for `userId`; null for none), as two objects. */
+export async function findProjectWithContext(
+  db: Kysely<DB>,
+  id: number,
+  userId: number | null,
+  today: string,
+): Promise<{ row: ProjectRow; context: ProjectContext } | undefined> {
+  const [joined] = (await projectWithContext(db, { id, userId, today }, userId === null ? 'anonymous' : 'caller')) as Record<string, unknown>[];
+  if (!joined) return undefined;
+  // The row must be a plain project row (some callers store or spread it).
+  const context: Record<string, unknown> = {};
+  for (const k of CONTEXT_KEYS) {
+    context[k] = joined[k];
+    delete joined[k];
+  }
+  return { row: joined as ProjectRow, context: context as unknown as ProjectContext };
+}
+
+/** The context of each of these projects, by project id (one statement for a whole page). */
+export async function projectContexts(db: Kysely<DB>, ids: number[], userId: number | null, today: string): Promise<Map<number, ProjectContext>> {
+  if (ids.length === 0) return new Map();
+  const rows = await withContext(db, db.selectFrom('projects').select('projects.id'), userId, today).where('projects.id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
