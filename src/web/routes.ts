@@ -13,7 +13,7 @@ import { layout } from './layout.js';
 import { PageNotFound, SENT, SignInRequired, type PageContext, type PageOutcome, type ProjectPageContext, type Viewer } from './page.js';
 import { accessOf, projectNav } from './project_nav.js';
 import { projectPages, sitePages } from './pages/index.js';
-import { groupPage } from './pages/groups.js';
+import { groupRoute } from './pages/groups.js';
 import { userPage } from './pages/users.js';
 import { notFoundPage } from './pages/errors.js';
 import { registerSignIn } from './pages/sign_in.js';
@@ -62,7 +62,7 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
     }
   });
 
-  /** `/{path}` and `/{path}/-/{rest}`: a project page, else a group or a user. */
+  /** `/{path}` and `/{path}/-/{rest}`: a project page, else a group's page, else a user. */
   async function byPath(ctx: PageContext, path: string): Promise<PageOutcome> {
     let decoded: string;
     try {
@@ -93,9 +93,10 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
       if (out === SENT) return out;
       return { ...out, aside: projectNav(p.body, pctx.access, out.section) };
     }
+    // Not a project: a group (its pages follow `/-/` too), else a user.
+    const group = await ctx.api.get(`/groups/${encodeURIComponent(projectPath)}?with_projects=false`);
+    if (group.status === 200) return groupRoute(ctx, group.body, rest);
     if (cut >= 0) throw new PageNotFound();
-    const group = await ctx.api.get(`/groups/${encodeURIComponent(projectPath)}`);
-    if (group.status === 200) return groupPage(ctx, group.body);
     if (!projectPath.includes('/')) {
       const users = await ctx.api.get(`/users?username=${encodeURIComponent(projectPath)}`);
       if (users.status === 200 && Array.isArray(users.body) && users.body.length === 1) return userPage(ctx, users.body[0]);

@@ -124,7 +124,7 @@ for (const dialect of DIALECTS) {
       await screenshot(page, `${dialect}-public-project-visitor`);
       await page.goto('/alice');
       await page.getByRole('heading', { name: 'User alice' }).waitFor();
-      await page.getByRole('link', { name: /open-source/ }).waitFor();
+      await page.getByRole('table', { name: 'Projects' }).getByRole('link', { name: /open-source/ }).waitFor();
       assert.equal(await page.getByRole('link', { name: /secret-plans/ }).count(), 0);
       await page.goto('/explore/projects');
       await page.getByRole('link', { name: /open-source/ }).waitFor();

@@ -1,10 +1,7 @@
 // Who may do what with access tokens.
 import type { PersonalAccessTokenRow } from '../../db/repos/tokens.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
-import { PAT_SCOPES } from './scopes.js';
-
-/** Scopes only an administrator's token may carry (sudo and admin mode act on other users). */
-export const ADMIN_ONLY_SCOPES = ['sudo', 'admin_mode'];
+import { ADMIN_ONLY_SCOPES, PAT_SCOPES } from './scopes.js';
 
 /** An admin manages every token; anyone else only their own. */
 export const canManageToken = (actor: Actor, token: PersonalAccessTokenRow): boolean =>

@@ -4,6 +4,7 @@ import { encodePath, html, type Html } from '../html.js';
 import { pagerOf } from '../api.js';
 import { PageNotFound, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { when } from '../views/common.js';
+import { deliveryDetail, deliveryTable, findDelivery } from '../views/hook_deliveries.js';
 import { pagerLinks } from '../views/lists.js';
 import { settingsTabs } from '../views/settings_nav.js';
 import { requireMaintainer } from './project_settings.js';
@@ -81,8 +82,6 @@ function testButtons(p: any, hook: any, then: string): Html {
 </div>`;
 }
 
-const statusClass = (s: string): string => (/^2\d\d$/.test(s) ? 'ok' : 'bad');
-
 async function hookOf(ctx: ProjectPageContext): Promise<any> {
   const id = Number(ctx.params.id);
   if (!Number.isInteger(id) || id <= 0) throw new PageNotFound();
@@ -157,25 +156,8 @@ ${settingsTabs(p, 'webhooks')}
 </section>
 <section aria-labelledby="events-title">
   <h2 id="events-title">Recent events</h2>
-  ${
-    events.length === 0
-      ? html`<p class="muted">No deliveries yet.</p>`
-      : html`<table class="hook-events">
-    <caption class="visually-hidden">Deliveries of this webhook, newest first</caption>
-    <thead><tr><th scope="col">Status</th><th scope="col">Trigger</th><th scope="col">URL</th><th scope="col">Elapsed time</th><th scope="col">Request time</th><th scope="col"><span class="visually-hidden">Details</span></th></tr></thead>
-    <tbody>${events.map(
-      (e) => html`<tr>
-      <td><span class="http-status ${statusClass(e.response_status)}" data-response-status>${e.response_status}</span></td>
-      <td>${e.trigger.replace(/_/g, ' ')}</td>
-      <td class="mono wrap">${e.url}</td>
-      <td>${e.execution_duration.toFixed(2)} sec</td>
-      <td>${when(e.created_at)}</td>
-      <td><a href="${hooksBase(p)}/${hook.id}/hook_logs/${e.id}">View details<span class="visually-hidden"> of delivery ${e.id}</span></a></td>
-    </tr>`,
-    )}</tbody>
-  </table>
-  ${pagerLinks(pagerOf(ev), (n) => `${edit}?page=${n}`)}`
-  }
+  ${deliveryTable(events, (e) => `${hooksBase(p)}/${hook.id}/hook_logs/${e.id}`, 'Deliveries of this webhook, newest first')}
+  ${pagerLinks(pagerOf(ev), (n) => `${edit}?page=${n}`)}
 </section>
 <section class="panel danger-zone" aria-labelledby="delete-hook-title">
   <h2 id="delete-hook-title">Delete webhook</h2>
@@ -191,42 +173,15 @@ ${settingsTabs(p, 'webhooks')}
       const p = ctx.project;
       const hook = await hookOf(ctx);
       const logId = Number(ctx.params.log_id);
-      // The API lists a hook's deliveries (newest first) but has no single-delivery read: look
-      // through the recent pages for this one.
-      let entry: any = null;
-      for (let page = 1; page <= 5 && !entry; page++) {
-        const a = await ctx.api.get(`/projects/${p.id}/hooks/${hook.id}/events?per_page=100&page=${page}`);
-        if (a.status !== 200 || a.body.length === 0) break;
-        entry = a.body.find((e: any) => e.id === logId) ?? null;
-      }
+      const events = `/projects/${p.id}/hooks/${hook.id}/events`;
+      const entry = await findDelivery(ctx.api, events, logId);
       if (!entry) throw new PageNotFound();
-      const headers = (h: Record<string, string>): string =>
-        Object.entries(h)
-          .map(([k, v]) => `${k}: ${v}`)
-          .join('\n');
       return {
         title: `Webhook delivery · ${p.name_with_namespace}`,
         section: 'settings',
         body: html`<p class="breadcrumbs"><a href="${hooksBase(p)}">Webhooks</a> / <a href="${hooksBase(p)}/${hook.id}/edit">Edit</a> / Delivery ${entry.id}</p>
 <h1>Request details</h1>
-<div data-action-scope class="toolbar">
-  <button type="button" data-api="/projects/${p.id}/hooks/${hook.id}/events/${entry.id}/resend" data-method="POST" data-then="redirect:${hooksBase(p)}/${hook.id}/edit">Resend request</button>
-</div>
-<dl class="facts">
-  <dt>Response status</dt><dd><span class="http-status ${statusClass(entry.response_status)}">${entry.response_status}</span></dd>
-  <dt>Trigger</dt><dd>${entry.trigger.replace(/_/g, ' ')}</dd>
-  <dt>URL</dt><dd class="mono wrap">${entry.url}</dd>
-  <dt>Elapsed time</dt><dd>${entry.execution_duration.toFixed(2)} sec</dd>
-  <dt>Request time</dt><dd>${when(entry.created_at)}</dd>
-</dl>
-<h2>Request headers</h2>
-<pre class="code-block" tabindex="0">${headers(entry.request_headers)}</pre>
-<h2>Request body</h2>
-<pre class="code-block" tabindex="0">${JSON.stringify(entry.request_data, null, 2)}</pre>
-<h2>Response headers</h2>
-<pre class="code-block" tabindex="0">${headers(entry.response_headers)}</pre>
-<h2>Response body</h2>
-<pre class="code-block" tabindex="0">${entry.response_body || '(empty)'}</pre>`,
+${deliveryDetail(entry, events, `${hooksBase(p)}/${hook.id}/edit`)}`,
       };
     },
   },

@@ -1,11 +1,16 @@
 // Every page, by where it lives. A new page joins its area's list; an area's list joins here.
 import type { ProjectPage, SitePage } from '../page.js';
+import { adminPages } from './admin.js';
+import { adminHookPages } from './admin_hooks.js';
+import { adminSettingsPages } from './admin_settings.js';
+import { adminUserPages } from './admin_users.js';
 import { alertPages } from './alerts.js';
 import { ciPages } from './ci.js';
 import { ciArtifactPages } from './ci_artifacts.js';
 import { groupPages } from './groups.js';
 import { hookPages } from './hooks.js';
 import { memberPages } from './members.js';
+import { profilePages } from './profile.js';
 import { projectOverviewPages } from './project.js';
 import { projectSettingsPages } from './project_settings.js';
 import { importProjectPages, importSitePages } from './project_settings_import.js';
@@ -16,7 +21,17 @@ import { refSwitchPages } from './repository_refs.js';
 import { signInPages } from './sign_in.js';
 import { sitePages as dashboardPages } from './site.js';
 
-export const sitePages: SitePage[] = [...signInPages, ...dashboardPages, ...groupPages, ...importSitePages];
+export const sitePages: SitePage[] = [
+  ...signInPages,
+  ...dashboardPages,
+  ...groupPages,
+  ...importSitePages,
+  ...adminPages,
+  ...adminSettingsPages,
+  ...adminHookPages,
+  ...adminUserPages,
+  ...profilePages,
+];
 
 export const projectPages: ProjectPage[] = [
   ...projectOverviewPages,

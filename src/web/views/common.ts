@@ -22,3 +22,9 @@ export function duration(seconds: number | null | undefined): string {
 }
 
 export const shortSha = (sha: string | null | undefined): string => (sha ?? '').slice(0, 8);
+
+/** A user's or group's picture, or their initial on a tinted square; `src` is a path of this site. */
+export function avatar(src: string | null | undefined, name: string, size: 'small' | 'large' = 'small'): Html {
+  if (src) return html`<img class="avatar avatar-${size}" src="${src}" alt="">`;
+  return html`<span class="avatar avatar-${size} avatar-initial" aria-hidden="true">${(name.trim()[0] ?? '?').toUpperCase()}</span>`;
+}
