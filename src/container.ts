@@ -5,9 +5,12 @@ import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { dialectOf, openDatabase } from './db/dialect.js';
+import { watchWrites } from './db/watch_writes.js';
+import { AuthCache } from './domain/auth/cache.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { registerBackgroundJobs, scheduleRecurringJobs } from './domain/background.js';
 import type { Container } from './domain/context.js';
+import type { PatWithUser } from './db/repos/tokens.js';
 import { Queue } from './queue/queue.js';
 import { LocalBlobStorage } from './storage/local.js';
 import { S3BlobStorage } from './storage/s3.js';
@@ -31,7 +34,9 @@ export function createLogger(config: Config, dest?: pino.DestinationStream): Log
 
 export async function createContainer(config: Config, opts: { log?: Logger } = {}): Promise<Container> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const db = await openDatabase(config);
+  const authCache = new AuthCache<PatWithUser>();
+  // The tables a cached authentication is read from: a change made here forgets them at once.
+  const db = watchWrites(await openDatabase(config), ['personal_access_tokens', 'users'], () => authCache.forgetAll());
   await migrateToLatest(db);
   const log = opts.log ?? createLogger(config);
   const c: Container = {
@@ -42,6 +47,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
     queue: new Queue(db, log, { workers: config.queueWorkers }),
     storage: config.blobStore.kind === 's3' ? new S3BlobStorage(config.blobStore) : new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
     ciSignals: new EventEmitter(),
+    authCache,
   };
   // Every node can run every job.
   registerBackgroundJobs(c);
