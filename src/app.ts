@@ -54,29 +54,33 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
 
   await registerBodyParsers(app, { bodyLimit: 10 * 1024 * 1024, fileSizeLimit: 1024 * 1024 * 1024 });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // The hooks below run on every request: callback style, as an async hook costs promises per call.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url.length > MAX_URL_LENGTH) {
-      return sendJson(reply, 414, JSON.stringify({ message: '414 Request-URI Too Large' }));
+      sendJson(reply, 414, JSON.stringify({ message: '414 Request-URI Too Large' }));
+      return;
     }
+    done();
   });
 
   // Whatever produced the body, JSON goes out as exactly `application/json`.
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     const ct = reply.getHeader('content-type');
     if (typeof ct === 'string' && ct.startsWith('application/json') && ct !== 'application/json') {
       reply.header('content-type', 'application/json');
     }
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     cleanupUploads(req);
     req.log.info(
       // reqId comes from the request logger's bindings (once per line)
       { method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
       'request',
     );
+    done();
   });
 
   app.setErrorHandler((err, req, reply) => {

@@ -50,8 +50,7 @@ async function fromToken(c: Container, value: string, oauthOnly: boolean, jobTok
       if (pat.impersonation && !c.config.impersonationEnabled) throw unauthorized();
       ensureActive(user);
       // last_used_at is advisory; write it at most once a minute per token
-      const now = nowIso();
-      if (!pat.last_used_at || Date.parse(now) - Date.parse(pat.last_used_at) > 60_000) await touchPat(c.db, pat.id, now);
+      if (!pat.last_used_at || Date.now() - Date.parse(pat.last_used_at) > 60_000) await touchPat(c.db, pat.id, nowIso());
       return {
         user,
         via: pat.impersonation ? 'impersonation_token' : 'personal_access_token',
