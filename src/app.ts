@@ -102,17 +102,22 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
 
   const routes = opts.routes ?? allRoutes;
   registerOpenApi(app, routes, c.config.externalUrl);
-  // A second router that only answers "does this path exist for another method?" (405 vs 404).
-  const known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
-  for (const r of routes) {
-    registerRoute(app, c, r);
-    known.on(r.method, routeUrl(r), () => {});
-  }
-  known.on('GET', OPENAPI_PATH, () => {});
+  for (const r of routes) registerRoute(app, c, r);
+
+  // A second router that only answers "does this path exist for another method?" (405 vs 404),
+  // built at the first unknown request rather than at start-up.
+  let known: ReturnType<typeof FindMyWay> | null = null;
+  const knownRoutes = () => {
+    if (known) return known;
+    known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
+    for (const r of routes) known.on(r.method, routeUrl(r), () => {});
+    known.on('GET', OPENAPI_PATH, () => {});
+    return known;
+  };
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
-    const other = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).some((m) => m !== req.method && known.find(m, path));
+    const other = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).some((m) => m !== req.method && knownRoutes().find(m, path));
     if (other) return sendJson(reply, 405, JSON.stringify({ error: '405 Not Allowed' }));
     return sendJson(reply, UNKNOWN_ROUTE.status, JSON.stringify(UNKNOWN_ROUTE.body));
   });

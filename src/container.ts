@@ -13,7 +13,6 @@ import type { Container } from './domain/context.js';
 import type { PatWithUser } from './db/repos/tokens.js';
 import { Queue } from './queue/queue.js';
 import { LocalBlobStorage } from './storage/local.js';
-import { S3BlobStorage } from './storage/s3.js';
 
 /** Tokens and passwords never reach a log line. */
 export const LOG_REDACT = [
@@ -48,7 +47,10 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
     dialect: dialectOf(db),
     log,
     queue: new Queue(db, log, { workers: config.queueWorkers }),
-    storage: config.blobStore.kind === 's3' ? new S3BlobStorage(config.blobStore) : new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
+    // The S3 SDK is loaded only when blobs live in S3: it is a large part of the code to start.
+    storage: config.blobStore.kind === 's3'
+      ? new (await import('./storage/s3.js')).S3BlobStorage(config.blobStore)
+      : new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
     ciSignals: new EventEmitter(),
     authCache,
   };

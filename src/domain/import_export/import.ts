@@ -40,7 +40,7 @@ import { getSettings } from '../settings/service.js';
 import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
-import { openS3Object } from '../../storage/s3.js';
+import type { openS3Object } from '../../storage/s3.js';
 import { OutboundFailed, OutboundRefused, redactedUrl } from '../../outbound/request.js';
 import { insertBadge } from '../../db/repos/badges.js';
 import { openStream, type StreamResponse } from '../../outbound/stream.js';
@@ -178,7 +178,9 @@ export async function requestObjstoreImport(c: Container, actor: Actor, input: I
   if (!BUCKET.test(src.bucket_name)) throw apiError('bucket_name is invalid');
   let object: Awaited<ReturnType<typeof openS3Object>>;
   try {
-    object = await openS3Object({
+    // loaded on first use: the S3 SDK is large, and start-up does not need it
+    const s3 = await import('../../storage/s3.js');
+    object = await s3.openS3Object({
       bucket: src.bucket_name, region: src.region, endpoint: c.config.remoteImportS3Endpoint, accessKeyId: src.access_key_id,
       secretAccessKey: src.secret_access_key, forcePathStyle: c.config.remoteImportS3Endpoint !== null,
     }, src.file_key);
