@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildWebAssets } from './web-assets.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 /** Anvil's revision names the commit (src/version.ts); asked here once rather than at every start. */
@@ -34,3 +35,4 @@ await build({
   define: { ANVIL_BUILD_COMMIT: JSON.stringify(commit()) },
   logLevel: 'warning',
 });
+await buildWebAssets();

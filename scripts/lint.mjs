@@ -1,5 +1,6 @@
 // `npm run lint`: the house rules of DESIGN.md that the type checker cannot see.
-//  - imports run one way: api → domain → {db, git, queue, storage, webhooks, outbound, ci}; only app.ts wires http/ and api/
+//  - imports run one way: api → domain → {db, git, queue, storage, webhooks, outbound, ci}; only app.ts wires http/, api/ and web/
+//  - web/ reads through the REST API: of the domain, only sessions and the settings reader
 //  - no run-time import cycle in src/ (type-only imports are erased, so they do not count)
 //  - the domain takes its Container type from domain/context.ts, never from container.ts
 //  - SQL (query builders, sql``) lives only in src/db/
@@ -65,6 +66,9 @@ const ALLOWED = {
   ci: ['ci', 'git', 'db', 'storage', 'domain/shared', 'config.ts'],
   http: ['http', 'domain', 'config.ts', 'container.ts', 'version.ts'],
   api: ['api', 'http', 'domain', 'config.ts', 'container.ts', 'version.ts'],
+  // The web interface reads and writes through the REST API; of the domain it uses only sessions
+  // (sign-in, sign-out, CSRF) and the setting that allows password sign-in.
+  web: ['web', 'http/auth.ts', 'http/errors.ts', 'domain/tokens/sessions.ts', 'domain/settings/service.ts', 'domain/context.ts', 'config.ts', 'version.ts'],
 };
 const SQL = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\bsql`|\bsql\.(ref|raw|lit|table|id)\(/;
 

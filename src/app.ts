@@ -12,6 +12,7 @@ import { OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { allRoutes } from './api/index.js';
 import { registerGitHttp, rewriteGitUrl } from './http/git_http.js';
 import { rewriteProjectUrl } from './http/project_urls.js';
+import { registerWeb } from './web/routes.js';
 
 const MAX_URL_LENGTH = 8192;
 // Query keys whose values are secrets (private_token, access_token, job_token, password, …), matched after
@@ -103,6 +104,8 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   const routes = opts.routes ?? allRoutes;
   registerOpenApi(app, routes, c.config.externalUrl);
   for (const r of routes) registerRoute(app, c, r);
+  // The web interface: pages at the URLs the API hands out (after the API, whose paths win).
+  registerWeb(app, c);
 
   // A second router that only answers "does this path exist for another method?" (405 vs 404),
   // built at the first unknown request rather than at start-up.

@@ -1,15 +1,29 @@
 // Finds the credential a request carries, in the reference's order, and the sudo identifier.
 import type { FastifyRequest } from 'fastify';
 import type { Credential } from '../domain/auth/service.js';
+import type { Container } from '../domain/context.js';
 
 export const SESSION_COOKIE = '_service_session';
+
+/** The Set-Cookie of a web session (sign-in, sign-up): HttpOnly, SameSite=Lax, Secure behind https. */
+export function sessionCookie(c: Container, session: { value: string; expiresAt: string }): string {
+  const secure = c.config.externalUrl.startsWith('https:') ? '; Secure' : '';
+  const expires = new Date(session.expiresAt).toUTCString();
+  return `${SESSION_COOKIE}=${encodeURIComponent(session.value)}; Path=/; Expires=${expires}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+/** Clears the session cookie (sign-out). */
+export function clearedSessionCookie(c: Container): string {
+  const secure = c.config.externalUrl.startsWith('https:') ? '; Secure' : '';
+  return `${SESSION_COOKIE}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax${secure}`;
+}
 
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
-function cookie(req: FastifyRequest, name: string): string | undefined {
+export function cookie(req: FastifyRequest, name: string): string | undefined {
   const raw = header(req, 'cookie');
   if (!raw) return undefined;
   for (const part of raw.split(';')) {
@@ -39,7 +53,10 @@ export function credentialOf(req: FastifyRequest, input: Record<string, unknown>
   // Bearer carries personal, OAuth and (where taken) job tokens alike.
   if (bearer) return { kind: 'token', value: bearer, jobToken: jobTokens };
   const session = cookie(req, SESSION_COOKIE);
-  if (session) return { kind: 'session', value: session };
+  if (session) {
+    const safeMethod = req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS';
+    return { kind: 'session', value: session, csrfToken: str(header(req, 'x-csrf-token')) ?? null, safeMethod };
+  }
   return null;
 }
 

@@ -2,7 +2,9 @@
 // (`/{project}/badges/{ref}/pipeline.svg`, `…/coverage.svg`) and the alert notify URL
 // (`/{project}/-/alerts/notify/{name}/{endpoint_identifier}.json`). A project path has any
 // number of segments, so, as for git, these are mapped onto fixed internal routes before routing.
-const BADGE_IMAGE = /^\/(.+\/badges\/.+)\/(pipeline|coverage)\.svg$/;
+// Any extension is taken here so that a badge in another format (`pipeline.png`) is the API's 404,
+// not a web page: only `.svg` maps onto a route.
+const BADGE_IMAGE = /^\/(.+\/badges\/.+)\/(pipeline|coverage)\.(\w+)$/;
 const ALERT_NOTIFY = /^\/(.+)\/-\/alerts\/notify\/([^/]+)\/([^/]+)\.json$/;
 
 export const BADGE_IMAGE_PREFIX = '/-/badge-images';
@@ -24,7 +26,8 @@ export function rewriteProjectUrl(url: string): string {
   const badge = BADGE_IMAGE.exec(pathPart);
   if (badge) {
     const path = decoded(badge[1]);
-    return path === null ? url : `${BADGE_IMAGE_PREFIX}/${badge[2]}/${encodeURIComponent(path)}${query}`;
+    const kind = badge[3] === 'svg' ? badge[2] : `${badge[2]}.${badge[3]}`;
+    return path === null ? url : `${BADGE_IMAGE_PREFIX}/${kind}/${encodeURIComponent(path)}${query}`;
   }
   const alert = ALERT_NOTIFY.exec(pathPart);
   if (alert) {

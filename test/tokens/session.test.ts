@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
-import { createSession } from '../../src/domain/tokens/sessions.js';
+import { createSession, csrfTokenOf } from '../../src/domain/tokens/sessions.js';
 import { digest } from '../../src/domain/shared/secrets.js';
 
 for (const dialect of DIALECTS) {
@@ -27,12 +27,12 @@ for (const dialect of DIALECTS) {
       assert.ok(Date.parse(s.expiresAt) > Date.now() + 6 * 86_400_000);
     });
 
-    it('a session is not scoped: it may write, but may not sudo', async () => {
+    it('a session is not scoped: it may write (with its CSRF token), but may not sudo', async () => {
       const u = await t.createUser();
       const s = await createSession(t.c, u.id);
       const r = await t.request('POST', '/api/v4/user/personal_access_tokens', {
         token: null,
-        headers: { cookie: `_service_session=${s.value}` },
+        headers: { cookie: `_service_session=${s.value}`, 'x-csrf-token': csrfTokenOf(t.c, s.value) },
         body: { name: 'from web', scopes: ['read_api'] },
       });
       assert.equal(r.status, 201);
@@ -45,6 +45,25 @@ for (const dialect of DIALECTS) {
       const sudo = await t.request('GET', '/api/v4/user', { token: null, headers: { cookie: `_service_session=${adminSession.value}`, sudo: u.username } });
       assert.equal(sudo.status, 403);
       assert.deepEqual(sudo.body, { message: '403 Forbidden - Must be authenticated using an OAuth or personal access token to use sudo' });
+    });
+
+    it('a write with the cookie but without its CSRF token (or with another session\'s) is made by nobody: 401, nothing written', async () => {
+      const u = await t.createUser();
+      const s = await createSession(t.c, u.id);
+      const other = await createSession(t.c, u.id);
+      for (const csrf of [undefined, 'forged', csrfTokenOf(t.c, other.value)]) {
+        const r = await t.request('POST', '/api/v4/user/personal_access_tokens', {
+          token: null,
+          headers: { cookie: `_service_session=${s.value}`, ...(csrf ? { 'x-csrf-token': csrf } : {}) },
+          body: { name: 'forged', scopes: ['api'] },
+        });
+        assert.equal(r.status, 401);
+        assert.deepEqual(r.body, { message: '401 Unauthorized' });
+      }
+      const made = await t.c.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', u.id).where('name', '=', 'forged').execute();
+      assert.equal(made.length, 0);
+      // reads need no token
+      assert.equal((await withCookie(s.value)).status, 200);
     });
 
     it('an expired or unknown cookie is anonymous (401 where a user is required)', async () => {

@@ -5,7 +5,7 @@ import { signUp } from '../../domain/users/signup.js';
 import { route } from '../../http/route.js';
 import { presentUserBasic } from '../users/present.js';
 import { UserBasic } from '../users/schemas.js';
-import { sessionCookie } from './present.js';
+import { sessionCookie } from '../../http/auth.js';
 import { SignUpParams } from './schemas.js';
 
 export const signupRoutes = [

@@ -96,6 +96,9 @@ export const findSessionByDigest = (db: Kysely<DB>, sessionDigest: string) =>
 export const insertSession = (db: Kysely<DB>, row: Insertable<SessionsTable>) =>
   db.insertInto('sessions').values(row).returningAll().executeTakeFirstOrThrow();
 
+export const deleteSessionByDigest = (db: Kysely<DB>, sessionDigest: string) =>
+  db.deleteFrom('sessions').where('session_digest', '=', sessionDigest).execute();
+
 /**
  * Revokes token `oldId` and inserts its successor in one transaction; undefined when the old
  * token was already revoked (a concurrent rotation got there first).

@@ -8,11 +8,13 @@ import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.
 import { digest } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
 import { actingAs, type Actor } from './actor.js';
+import { csrfTokenMatches } from '../tokens/sessions.js';
 
 export type Credential =
   // PAT, project/group/impersonation token or OAuth token; `jobToken`: a CI job token is accepted too (Bearer)
   | { kind: 'token'; value: string; oauthOnly?: boolean; jobToken?: boolean }
-  | { kind: 'session'; value: string }
+  // The web session cookie; a write (`safeMethod` false) counts only with the session's CSRF token
+  | { kind: 'session'; value: string; csrfToken: string | null; safeMethod: boolean }
   // A CI job token (JOB-TOKEN header, `job_token` parameter); `accepted`: the endpoint takes job tokens
   | { kind: 'job_token'; value: string; accepted: boolean };
 
@@ -72,8 +74,11 @@ async function fromToken(c: Container, value: string, oauthOnly: boolean, jobTok
   throw unauthorized();
 }
 
-async function fromSession(c: Container, value: string): Promise<Actor | null> {
-  const s = await findSessionByDigest(c.db, digest(value));
+async function fromSession(c: Container, cred: Extract<Credential, { kind: 'session' }>): Promise<Actor | null> {
+  // As the reference's API: a write whose CSRF token does not verify is made by nobody (401), so
+  // another site cannot make a signed-in browser write through the API.
+  if (!cred.safeMethod && !csrfTokenMatches(c, cred.value, cred.csrfToken)) return null;
+  const s = await findSessionByDigest(c.db, digest(cred.value));
   // An unknown or stale cookie is ignored, as a browser session would be: the caller is anonymous.
   if (!s || s.expires_at <= nowIso()) return null;
   const user = await findUserById(c.db, s.user_id);
@@ -85,7 +90,7 @@ async function fromSession(c: Container, value: string): Promise<Actor | null> {
 export async function authenticate(c: Container, cred: Credential): Promise<Actor | null> {
   switch (cred.kind) {
     case 'session':
-      return fromSession(c, cred.value);
+      return fromSession(c, cred);
     case 'job_token':
       // A job token where the endpoint does not take one is a wrong credential, not no credential.
       if (!cred.accepted) throw unauthorized();

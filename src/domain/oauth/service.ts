@@ -8,12 +8,11 @@ import {
   revokeOauthToken,
   type OauthTokenRow,
 } from '../../db/repos/tokens.js';
-import { findUserByEmail, findUserById, findUserByUsername, type UserRow } from '../../db/repos/users.js';
+import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { exactError } from '../errors.js';
-import { digest, randomToken, verifyPassword } from '../shared/secrets.js';
+import { digest, randomToken } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
-import { inTransaction } from '../../db/transaction.js';
-import { userSystemEvent } from '../hooks/events.js';
+import { userByPassword } from '../auth/password.js';
 import { getSettings } from '../settings/service.js';
 import { PAT_SCOPES } from '../tokens/scopes.js';
 
@@ -81,13 +80,8 @@ async function passwordGrant(c: Container, req: TokenRequest): Promise<IssuedOau
   if (!(await getSettings(c)).password_authentication_enabled_for_web) throw oauthError('invalid_grant');
   const scopes = req.scope === undefined || req.scope.trim() === '' ? DEFAULT_SCOPES : splitScopes(req.scope);
   if (scopes.some((s) => !PAT_SCOPES.includes(s))) throw oauthError('invalid_scope');
-  // `username` may be a username or an email address, as the reference's sign-in accepts.
-  const user = (await findUserByUsername(c.db, req.username)) ?? (req.username.includes('@') ? await findUserByEmail(c.db, req.username) : undefined);
-  if (!usable(user) || !verifyPassword(req.password, user.password_digest)) {
-    // The reference tells system hooks when a blocked user tries to sign in.
-    if (user?.state === 'blocked') await inTransaction(c.db, (tx) => userSystemEvent(c, tx, 'user_failed_login', user));
-    throw oauthError('invalid_grant');
-  }
+  const user = await userByPassword(c, req.username, req.password);
+  if (!user) throw oauthError('invalid_grant');
   return issue(c, user.id, scopes);
 }
 

@@ -1,18 +1,51 @@
-// Web sessions: the `_service_session` cookie the front end carries. The API honours it
-// (domain/auth) but never hands one out; this is how one is made (sign-in, tests).
+// Web sessions: the `_service_session` cookie the web interface carries. The API honours it
+// (domain/auth); the web sign-in form makes one, sign-out removes it.
+import crypto from 'node:crypto';
 import type { Container } from '../context.js';
-import { insertSession } from '../../db/repos/tokens.js';
+import { deleteSessionByDigest, insertSession } from '../../db/repos/tokens.js';
+import { userByPassword } from '../auth/password.js';
 import { digest, randomToken } from '../shared/secrets.js';
 import { addSeconds, nowIso } from '../shared/time.js';
 
 /** A week, as the reference's default session lifetime. */
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 
+export interface NewSession {
+  value: string;
+  expiresAt: string;
+}
+
 /** Creates a session for the user; returns the cookie value (only its digest is stored). */
-export async function createSession(c: Container, userId: number, ttlSeconds = SESSION_TTL_SECONDS): Promise<{ value: string; expiresAt: string }> {
+export async function createSession(c: Container, userId: number, ttlSeconds = SESSION_TTL_SECONDS): Promise<NewSession> {
   const value = randomToken('', 32);
   const now = nowIso();
   const expiresAt = addSeconds(now, ttlSeconds);
   await insertSession(c.db, { user_id: userId, session_digest: digest(value), expires_at: expiresAt, created_at: now });
   return { value, expiresAt };
+}
+
+/** The sign-in form: a session for the username (or e-mail) and password, or null. */
+export async function signIn(c: Container, login: string, password: string): Promise<NewSession | null> {
+  const user = await userByPassword(c, login, password);
+  return user ? createSession(c, user.id) : null;
+}
+
+export async function signOut(c: Container, sessionValue: string): Promise<void> {
+  await deleteSessionByDigest(c.db, digest(sessionValue));
+}
+
+/**
+ * The CSRF token of a session: an HMAC of the cookie value under the instance's secret key, so it
+ * needs no storage, is the same on every node, and dies with the session. A write made with the
+ * cookie (a form, or the API from a page) must carry it; a cross-site page cannot read it.
+ */
+export function csrfTokenOf(c: Container, sessionValue: string): string {
+  return crypto.createHmac('sha256', c.config.secretKey).update(`csrf:${sessionValue}`).digest('base64url');
+}
+
+export function csrfTokenMatches(c: Container, sessionValue: string, given: string | null | undefined): boolean {
+  if (!given) return false;
+  const want = Buffer.from(csrfTokenOf(c, sessionValue));
+  const got = Buffer.from(given);
+  return got.length === want.length && crypto.timingSafeEqual(got, want);
 }

@@ -1,0 +1,47 @@
+// The browser's calls to the REST API: the session cookie goes along by itself; a write carries
+// the page's CSRF token, without which the API treats the request as anonymous.
+
+const csrfToken = (): string => document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
+
+export interface Answer {
+  ok: boolean;
+  status: number;
+  body: any;
+}
+
+/** A FormData body goes as multipart (the browser sets its boundary); anything else as JSON. */
+export async function apiFetch(method: string, path: string, body?: unknown): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
+  const multipart = body instanceof FormData;
+  if (body !== undefined && !multipart) headers['content-type'] = 'application/json';
+  const res = await fetch(`/api/v4${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : multipart ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // a plain-text answer (a job log)
+  }
+  return { ok: res.ok, status: res.status, body: parsed };
+}
+
+/** The API's error body in words: `message` (a string or a field → messages object) or `error`. */
+export function errorText(a: Answer): string {
+  const b = a.body;
+  if (b && typeof b === 'object') {
+    const m = b.message ?? b.error;
+    if (typeof m === 'string') return m;
+    if (m && typeof m === 'object') {
+      return Object.entries(m)
+        .map(([k, v]) => (k === 'base' ? '' : `${k} `) + (Array.isArray(v) ? v.join(', ') : String(v)))
+        .join('; ');
+    }
+  }
+  return typeof b === 'string' && b ? b : `Request failed (${a.status})`;
+}

@@ -1,0 +1,88 @@
+// A project's members: everyone the API lists to the visitor (direct and inherited from groups);
+// maintainers add (user search, role, expiry), change and remove direct members.
+import { html, type Html } from '../html.js';
+import { MAINTAINER, OWNER } from '../project_nav.js';
+import { PageNotFound, SignInRequired, type ProjectPage } from '../page.js';
+import { settingsTabs } from '../views/settings_nav.js';
+import { sitePath } from '../views/lists.js';
+
+const ROLES: [number, string][] = [
+  [10, 'Guest'],
+  [20, 'Reporter'],
+  [30, 'Developer'],
+  [40, 'Maintainer'],
+  [50, 'Owner'],
+];
+
+const roleName = (level: number): string => ROLES.find(([l]) => l === level)?.[1] ?? String(level);
+
+/** The roles a visitor may give: a maintainer up to maintainer, an owner any. */
+function roleSelect(id: string, label: string, current: number, access: number): Html {
+  // label[for], not a wrapping label: a wrapped select's name would include its chosen option
+  return html`<label for="${id}"><span>${label}</span></label><select name="access_level" id="${id}" data-type="number">${ROLES.filter(([l]) => l <= access || l === current).map(
+    ([l, n]) => html`<option value="${l}"${l === current ? html` selected` : ''}>${n}</option>`,
+  )}</select>`;
+}
+
+function memberRow(p: any, m: any, direct: boolean, canManage: boolean, access: number): Html {
+  const api = `/projects/${p.id}/members/${m.id}`;
+  return html`<tr>
+  <td><a href="${sitePath(m.web_url)}">${m.name}</a><br><span class="muted">@${m.username}</span></td>
+  <td>${direct ? 'Direct member' : 'Inherited from a group'}</td>
+  <td>${
+    canManage && direct
+      ? html`<form class="row-form" data-api="${api}" data-method="PUT" aria-label="Membership of ${m.username}">
+      <span>${roleSelect(`role-${m.id}`, `Role of ${m.username}`, m.access_level, access)}</span>
+      <label><span>Expires on</span><input type="date" name="expires_at" value="${m.expires_at ?? ''}" aria-label="Access of ${m.username} expires on"></label>
+      <button type="submit">Save</button>
+    </form>`
+      : html`${roleName(m.access_level)}${m.expires_at ? html`<br><span class="muted">until ${m.expires_at}</span>` : ''}`
+  }</td>
+  <td>${
+    canManage && direct
+      ? html`<div data-action-scope><button type="button" class="danger" data-api="${api}" data-method="DELETE" data-confirm="Remove ${m.username} from ${p.name}?">Remove<span class="visually-hidden"> ${m.username}</span></button></div>`
+      : ''
+  }</td>
+</tr>`;
+}
+
+export const memberPages: ProjectPage[] = [
+  {
+    path: 'project_members',
+    async handler(ctx) {
+      const p = ctx.project;
+      const [all, direct] = await Promise.all([ctx.api.get(`/projects/${p.id}/members/all?per_page=100`), ctx.api.get(`/projects/${p.id}/members?per_page=100`)]);
+      if (all.status === 401) throw new SignInRequired();
+      if (all.status !== 200) throw new PageNotFound();
+      const directIds = new Set<number>((direct.status === 200 ? direct.body : []).map((m: any) => m.id));
+      const canManage = ctx.access >= MAINTAINER;
+      const members: any[] = all.body;
+      return {
+        title: `Members · ${p.name_with_namespace}`,
+        section: canManage ? 'settings' : 'members',
+        body: html`<h1>Project members</h1>
+${canManage ? settingsTabs(p, 'members') : ''}
+${
+  canManage
+    ? html`<section class="panel" aria-labelledby="invite-title">
+  <h2 id="invite-title">Add a member</h2>
+  <form class="stack" data-api="/projects/${p.id}/members" data-method="POST">
+    <label><span>Search users</span><input type="text" data-user-search="member-user" autocomplete="off" placeholder="Name, username or e-mail"></label>
+    <label for="member-user"><span>User</span></label><select name="user_id" id="member-user" data-type="number" required><option value="">Type in the search box to find users</option></select>
+    ${roleSelect('member-role', 'Role', 30, ctx.access >= OWNER ? OWNER : MAINTAINER)}
+    <label><span>Access expiration date (optional)</span><input type="date" name="expires_at"></label>
+    <button type="submit" class="primary">Add to project</button>
+  </form>
+</section>`
+    : ''
+}
+<h2>Members <span class="count">${members.length}</span></h2>
+<table>
+  <caption class="visually-hidden">Members of ${p.name}</caption>
+  <thead><tr><th scope="col">Member</th><th scope="col">Source</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  <tbody>${members.map((m) => memberRow(p, m, directIds.has(m.id), canManage, ctx.access))}</tbody>
+</table>`,
+      };
+    },
+  },
+];

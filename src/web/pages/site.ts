@@ -1,0 +1,69 @@
+// Pages outside any project: the dashboard, explore, a new project.
+import { html } from '../html.js';
+import { pagerOf } from '../api.js';
+import { SignInRequired, type SitePage } from '../page.js';
+import { pagerLinks, projectList } from '../views/lists.js';
+
+const pageNumber = (q: URLSearchParams): number => Math.max(1, Number.parseInt(q.get('page') ?? '1', 10) || 1);
+
+export const sitePages: SitePage[] = [
+  {
+    path: '/',
+    async handler(ctx) {
+      if (!ctx.viewer) throw new SignInRequired();
+      return dashboard(ctx);
+    },
+  },
+  {
+    path: '/dashboard/projects',
+    async handler(ctx) {
+      if (!ctx.viewer) throw new SignInRequired();
+      return dashboard(ctx);
+    },
+  },
+  {
+    path: '/explore/projects',
+    async handler(ctx) {
+      const page = pageNumber(ctx.query);
+      const a = await ctx.api.get(`/projects?order_by=last_activity_at&per_page=20&page=${page}`);
+      return {
+        title: 'Explore projects',
+        body: html`<h1>Explore projects</h1>${projectList(a.body ?? [])}${pagerLinks(pagerOf(a), (n) => `/explore/projects?page=${n}`)}`,
+      };
+    },
+  },
+  {
+    path: '/projects/new',
+    async handler(ctx) {
+      if (!ctx.viewer) throw new SignInRequired();
+      return {
+        title: 'New project',
+        body: html`<h1>New project</h1>
+<form class="stack" data-api="/projects" data-method="POST" data-then="redirect-field:web_url">
+  <label><span>Project name</span><input type="text" name="name" required></label>
+  <label><span>Project slug (optional)</span><input type="text" name="path"></label>
+  <label><span>Description (optional)</span><textarea name="description"></textarea></label>
+  <fieldset>
+    <legend>Visibility</legend>
+    <label><input type="radio" name="visibility" value="private" checked> Private</label>
+    <label><input type="radio" name="visibility" value="internal"> Internal</label>
+    <label><input type="radio" name="visibility" value="public"> Public</label>
+  </fieldset>
+  <label><input type="checkbox" name="initialize_with_readme"> Initialize repository with a README</label>
+  <button type="submit" class="primary">Create project</button>
+</form>`,
+      };
+    },
+  },
+];
+
+async function dashboard(ctx: Parameters<SitePage['handler']>[0]) {
+  const page = pageNumber(ctx.query);
+  const a = await ctx.api.get(`/projects?membership=true&order_by=last_activity_at&per_page=20&page=${page}`);
+  return {
+    title: 'Projects',
+    body: html`<div class="toolbar"><h1>Your projects</h1><a class="button primary" href="/projects/new">New project</a></div>
+${projectList(a.body ?? [], 'You are not a member of any project yet.')}
+${pagerLinks(pagerOf(a), (n) => `/dashboard/projects?page=${n}`)}`,
+  };
+}

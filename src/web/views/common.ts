@@ -1,0 +1,24 @@
+// Small views used across pages, server-rendered and (where live) re-rendered in the browser.
+import { html, type Html } from '../html.js';
+
+/** A CI status as the reference shows it: an icon-like dot and the word, coloured by status. */
+export function statusBadge(status: string | null | undefined): Html {
+  const s = status ?? 'created';
+  return html`<span class="status status-${s}" data-status="${s}"><span class="status-dot" aria-hidden="true"></span>${s.replace(/_/g, ' ')}</span>`;
+}
+
+/** A timestamp shown in the reader's words, the exact ISO time on hover. */
+export function when(iso: string | null | undefined): Html {
+  if (!iso) return html`<span class="muted">—</span>`;
+  return html`<time datetime="${iso}" title="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>`;
+}
+
+export function duration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '—';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+export const shortSha = (sha: string | null | undefined): string => (sha ?? '').slice(0, 8);
