@@ -7,10 +7,11 @@
  * each other nothing. Only a token and its user are kept here: memberships and roles are read
  * per request, never cached, so a removed membership counts at once.
  *
- * On this node a change counts at once: every UPDATE or DELETE that this process runs on the
- * tables an entry is read from calls forgetAll() (the write watcher, wired in src/container.ts),
- * and a read that began before such a change is not kept. The cache is per container: a test's
- * app, or each server process, has its own.
+ * On this node a change counts at once for every request that comes after it: every UPDATE or
+ * DELETE that this process runs on the tables an entry is read from calls forgetAll() (the write
+ * watcher, wired in src/container.ts), and a read that began before it is not kept. (A read racing
+ * a transaction that has not committed yet may still keep the old row: for TTL_MS at most, as on
+ * any other node.) The cache is per container: a test's app, or each server process, has its own.
  */
 export const TTL_MS = 500;
 
