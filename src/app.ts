@@ -55,7 +55,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
 
   await registerBodyParsers(app, { bodyLimit: 10 * 1024 * 1024, fileSizeLimit: 1024 * 1024 * 1024 });
 
-  // The hooks below run on every request: callback style, as an async hook costs promises per call.
+  // onRequest and onResponse run on every request: callback style, as an async hook costs promises per call.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url.length > MAX_URL_LENGTH) {
@@ -65,13 +65,14 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
     done();
   });
 
-  // Whatever produced the body, JSON goes out as exactly `application/json`.
-  app.addHook('onSend', (_req, reply, payload, done) => {
+  // Whatever produced the body, JSON goes out as exactly `application/json`. Async on purpose: it
+  // defers the write by a tick, and handlers that set a header after send() rely on that.
+  app.addHook('onSend', async (_req, reply, payload) => {
     const ct = reply.getHeader('content-type');
     if (typeof ct === 'string' && ct.startsWith('application/json') && ct !== 'application/json') {
       reply.header('content-type', 'application/json');
     }
-    done(null, payload);
+    return payload;
   });
 
   app.addHook('onResponse', (req, reply, done) => {
