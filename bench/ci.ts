@@ -7,6 +7,7 @@
 //     into the database, for the list scenarios (GET …/jobs and GET …/pipelines).
 // `npm run bench -- ci` runs only these scenarios.
 import type { BenchContext } from './run.js';
+import { oncePerServer } from './server.js';
 import { openDatabase } from '../src/db/dialect.js';
 import { insertFinishedPipelinesBulk } from '../src/db/repos/bulk_ci.js';
 
@@ -21,10 +22,8 @@ export interface SeededCi {
   pipelineId: number;
 }
 
-let seeded: Promise<SeededCi> | null = null;
-
-/** Seeds once, however many scenarios ask. */
-export const seedCi = (ctx: BenchContext) => (seeded ??= seed(ctx));
+/** Seeds once per server, however many scenarios ask. */
+export const seedCi = oncePerServer(seed);
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

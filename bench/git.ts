@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BenchContext } from './run.js';
+import { oncePerServer } from './server.js';
 import { finished, git, gitStream, gitText } from '../src/git/git.js';
 import { openDatabase } from '../src/db/dialect.js';
 import { countDueJobs, countJobsByState } from '../src/db/repos/background_jobs.js';
@@ -16,12 +17,16 @@ export const BRANCH_COUNT = Number(process.env.ANVIL_BENCH_BRANCHES ?? 5_000);
 
 export interface SeededGit {
   projectId: number;
+  /** `namespace/project`, as the reference's performance tool names projects. */
+  fullPath: string;
+  /** The newest commit of main. */
+  head: string;
+  /** A file every commit's tree holds. */
+  filePath: string;
 }
 
-let seeded: Promise<SeededGit> | null = null;
-
-/** Seeds once, however many scenarios ask. */
-export const seedGit = (ctx: BenchContext) => (seeded ??= seed(ctx));
+/** Seeds once per server, however many scenarios ask. */
+export const seedGit = oncePerServer(seed);
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -93,23 +98,23 @@ async function seed(ctx: BenchContext): Promise<SeededGit> {
     say(`git: ${COMMIT_COUNT} commits built with fast-import in ${built.toFixed(0)} ms (pack ${(packBytes / 2 ** 20).toFixed(1)} MiB); ` +
       `push over HTTP ${pushed.toFixed(0)} ms; clone over HTTP ${cloned.toFixed(0)} ms; ` +
       `${BRANCH_COUNT} branches pushed over HTTP in one push in ${branched.toFixed(0)} ms`);
-    return { projectId: project.id };
+    return { projectId: project.id, fullPath: project.path_with_namespace, head: shas[0]!, filePath: 'dir1/file1.txt' };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-/** Waits until the server's background jobs (publication, refresh) have run. */
+/** Waits (up to 10 minutes: a shared machine can be that slow) until the server's background jobs (publication, refresh) have run. */
 export async function waitForIdleQueue(ctx: BenchContext): Promise<void> {
   const db = await openDatabase({ databaseUrl: ctx.databaseUrl, dataDir: ctx.dataDir });
   try {
-    for (let i = 0; i < 1800; i++) {
+    for (let i = 0; i < 6000; i++) {
       const busy = await countDueJobs(db, new Date().toISOString());
       if (busy === 0) return;
       await new Promise((r) => setTimeout(r, 100));
     }
     const left = await countJobsByState(db);
-    throw new Error(`background jobs did not finish within 180 s: ${JSON.stringify(left)}`);
+    throw new Error(`background jobs did not finish within 600 s: ${JSON.stringify(left)}`);
   } finally {
     await db.destroy();
   }

@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import type { BenchContext } from './run.js';
+import { oncePerServer } from './server.js';
 
 export const HOOK_EVENTS = Number(process.env.ANVIL_BENCH_HOOK_EVENTS ?? 10_000);
 const HOOKS = 10;
@@ -20,10 +21,8 @@ export interface SeededHooks {
   projectId: number;
 }
 
-let seeded: Promise<SeededHooks> | null = null;
-
-/** Seeds (and measures) once, however many scenarios ask. */
-export const seedHooks = (ctx: BenchContext) => (seeded ??= seed(ctx));
+/** Seeds once per server, however many scenarios ask. */
+export const seedHooks = oncePerServer(seed);
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchContext } from './run.js';
 import { COMMIT_COUNT, benchProject, buildHistory, waitForIdleQueue } from './git.js';
-import { rssOf } from './server.js';
+import { oncePerServer, rssOf } from './server.js';
 import { git, gitText } from '../src/git/git.js';
 import { openDatabase } from '../src/db/dialect.js';
 import { insertFinishedPipelinesBulk } from '../src/db/repos/bulk_ci.js';
@@ -22,10 +22,8 @@ export interface SeededImportExport {
   projectId: number;
 }
 
-let seeded: Promise<SeededImportExport> | null = null;
-
-/** Seeds once, however many scenarios ask. */
-export const seedImportExport = (ctx: BenchContext) => (seeded ??= seed(ctx));
+/** Seeds once per server, however many scenarios ask. */
+export const seedImportExport = oncePerServer(seed);
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,7 +1,9 @@
 // The PROJECTS scenario's seed: 100,000 projects (ANVIL_BENCH_PROJECTS) inserted straight into the
 // server's database in batches, spread over root, a few users and a few groups, with a mix of
-// visibilities. The lists must stay as fast as with a handful of rows.
+// visibilities, and a non-admin user (with a token) who is a member of 40 of them, private ones
+// among them. The lists must stay as fast as with a handful of rows.
 import type { BenchContext } from './run.js';
+import { oncePerServer } from './server.js';
 import { openDatabase } from '../src/db/dialect.js';
 import { insertProjectsBulk, projectIdAtPosition } from '../src/db/repos/bulk_projects.js';
 import type { NewProject } from '../src/db/repos/projects.js';
@@ -13,12 +15,15 @@ export interface SeededProjects {
   keysetPage1000After: number;
   /** A project in the middle of the table. */
   middleId: number;
+  /** The non-admin member of 40 projects: their token and user id. */
+  memberToken: string;
+  memberId: number;
 }
 
-let seeded: Promise<SeededProjects> | null = null;
+const MEMBERSHIPS = 40;
 
-/** Seeds once, however many scenarios ask. */
-export const seedProjects = (ctx: BenchContext) => (seeded ??= seed(ctx));
+/** Seeds once per server, however many scenarios ask. */
+export const seedProjects = oncePerServer(seed);
 
 async function seed(ctx: BenchContext): Promise<SeededProjects> {
   const started = Date.now();
@@ -61,8 +66,17 @@ async function seed(ctx: BenchContext): Promise<SeededProjects> {
     await insertProjectsBulk(db, rows);
     const keysetPage1000After = (await projectIdAtPosition(db, 999 * 20))!;
     const middleId = (await projectIdAtPosition(db, Math.floor(PROJECT_COUNT / 2)))!;
+
+    // The member, through the API: developer of 40 projects near the newest (so their first page
+    // holds private projects only a member sees), with a token of their own.
+    const member = await ctx.api('POST', '/api/v4/users', { username: 'bench-member', name: 'Bench Member', email: 'bench-member@example.com', password: 'bench-password-1' });
+    for (let k = 0; k < MEMBERSHIPS; k++) {
+      const projectId = (await projectIdAtPosition(db, PROJECT_COUNT - k * 3))!;
+      await ctx.api('POST', `/api/v4/projects/${projectId}/members`, { user_id: member.id, access_level: 30 });
+    }
+    const token = await ctx.api('POST', `/api/v4/users/${member.id}/personal_access_tokens`, { name: 'bench', scopes: ['api'] });
     process.stdout.write(`seeded ${PROJECT_COUNT} projects in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-    return { keysetPage1000After, middleId };
+    return { keysetPage1000After, middleId, memberToken: token.token, memberId: member.id };
   } finally {
     await db.destroy();
   }

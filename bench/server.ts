@@ -140,3 +140,13 @@ export function rssOf(pid: number): number | null {
     return null;
   }
 }
+
+/** A seed that runs once per server (per bench context), however many scenarios ask for it. */
+export function oncePerServer<C extends object, T>(seed: (ctx: C) => Promise<T>): (ctx: C) => Promise<T> {
+  const done = new WeakMap<C, Promise<T>>();
+  return (ctx) => {
+    let p = done.get(ctx);
+    if (!p) done.set(ctx, (p = seed(ctx)));
+    return p;
+  };
+}

@@ -372,3 +372,78 @@ export async function annotatedTagMessage(dir: string, ref: string): Promise<str
   const blank = text.indexOf('\n\n');
   return blank < 0 ? '' : text.slice(blank + 2).replace(/\n$/, '');
 }
+
+export interface FileDiff {
+  oldPath: string;
+  newPath: string;
+  aMode: string;
+  bMode: string;
+  newFile: boolean;
+  renamedFile: boolean;
+  deletedFile: boolean;
+  /** The patch from its first hunk on (no `diff --git`/index/---/+++ headers); '' for binary or over the cap. */
+  diff: string;
+}
+
+/** Above this many bytes a file's patch is left out, as the reference collapses a too-large diff. */
+const PATCH_CAP = 200 * 1024;
+
+/**
+ * The changes of a commit against its first parent (the whole tree for a root commit), renames
+ * found. The file list comes from `--raw -z` (exact paths and modes), the patches from one `-p`
+ * run whose sections follow the same order.
+ */
+export async function commitDiff(dir: string, c: CommitInfo): Promise<FileDiff[]> {
+  const base = c.parentIds[0] ?? EMPTY_TREE;
+  const common = ['-M', '--no-color', '--no-ext-diff', '--no-textconv', safeArg(base, 'revision'), safeArg(c.id, 'revision'), '--'];
+  const rawOut = (await git(['diff', '--raw', '-z', '--no-abbrev', ...common], { gitDir: dir })).stdout.toString('utf8');
+  const parts = rawOut.split('\0');
+  const files: FileDiff[] = [];
+  for (let i = 0; i < parts.length - 1; ) {
+    const [aMode, bMode, , , status] = parts[i].replace(/^:/, '').split(' ');
+    const renamed = status.startsWith('R') || status.startsWith('C');
+    const oldPath = parts[i + 1];
+    const newPath = renamed ? parts[i + 2] : oldPath;
+    i += renamed ? 3 : 2;
+    files.push({ oldPath, newPath, aMode, bMode, newFile: status === 'A', renamedFile: status.startsWith('R'), deletedFile: status === 'D', diff: '' });
+  }
+  const patch = (await git(['diff', '-p', '--full-index', ...common], { gitDir: dir })).stdout.toString('utf8');
+  const sections = patch.split(/^diff --git /m).slice(1);
+  sections.forEach((s, n) => {
+    const f = files[n];
+    if (!f) return;
+    const hunk = s.search(/^@@ /m);
+    const body = hunk < 0 ? '' : s.slice(hunk);
+    f.diff = Buffer.byteLength(body) > PATCH_CAP ? '' : body;
+  });
+  return files;
+}
+
+export interface TagInfo {
+  name: string;
+  /** The tag object for an annotated tag, else the commit. */
+  target: string;
+  /** The annotated tag's message; null for a lightweight tag. */
+  message: string | null;
+  commit: CommitInfo | null;
+  /** When the tag (annotated) or its commit (lightweight) was made. */
+  date: string;
+}
+
+/** Every tag with its commit. */
+export async function listTags(dir: string): Promise<TagInfo[]> {
+  const fmt = ['%(refname:strip=2)', '%(objecttype)', '%(objectname)', '%(*objecttype)', '%(*objectname)', '%(creatordate:iso-strict)', '%(contents)'].join('%1f');
+  const out = (await git(['for-each-ref', `--format=%1e${fmt}`, 'refs/tags'], { gitDir: dir })).stdout.toString('utf8');
+  const rows = out
+    .split('\x1e')
+    .filter((r) => r !== '')
+    .map((r) => {
+      const [name, type, sha, peeledType, peeled, date, ...contents] = r.split('\x1f');
+      const annotated = type === 'tag';
+      // a tag of a tree or blob has no commit
+      const commitSha = (annotated ? peeledType : type) === 'commit' ? (annotated ? peeled : sha) : '';
+      return { name, target: sha, commitSha, date, message: annotated ? contents.join('\x1f').replace(/\n+$/, '') : null };
+    });
+  const commits = new Map((await readCommitsBySha(dir, [...new Set(rows.map((r) => r.commitSha).filter(Boolean))])).map((k) => [k.id, k]));
+  return rows.map((r) => ({ name: r.name, target: r.target, message: r.message, commit: commits.get(r.commitSha) ?? null, date: r.date }));
+}

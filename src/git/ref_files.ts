@@ -49,20 +49,23 @@ function headDirs(dir: string): string[] {
 
 function readTips(dir: string, dirs: string[]): Map<string, string> {
   const tips = new Map<string, string>();
-  const packed = fs.existsSync(path.join(dir, 'packed-refs')) ? fs.readFileSync(path.join(dir, 'packed-refs'), 'utf8') : '';
-  for (const line of packed.split('\n')) {
-    // `<sha> <refname>`; `#` starts the header, `^` a peeled tag's line.
-    const at = line.indexOf(' ');
-    if (at === 40 && line.startsWith(HEADS, at + 1)) tips.set(line.slice(at + 1 + HEADS.length), line.slice(0, at));
-  }
+  // Loose refs first, then packed-refs: `pack-refs` writes packed-refs before it prunes the loose
+  // files, so a ref gone from the loose files by now is in the packed-refs read after.
   const root = path.join(dir, HEADS);
   for (const d of dirs) {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       if (!e.isFile() || e.name.endsWith('.lock')) continue;
       const sha = fs.readFileSync(path.join(d, e.name), 'utf8').trim();
-      // A loose ref overrides its packed line; a symbolic ref (`ref: …`) is not a branch of its own.
+      // A symbolic ref (`ref: …`) is not a branch of its own.
       if (/^[0-9a-f]{40}$/.test(sha)) tips.set(path.relative(root, path.join(d, e.name)), sha);
     }
+  }
+  const packed = fs.existsSync(path.join(dir, 'packed-refs')) ? fs.readFileSync(path.join(dir, 'packed-refs'), 'utf8') : '';
+  for (const line of packed.split('\n')) {
+    // `<sha> <refname>`; `#` starts the header, `^` a peeled tag's line. A loose ref overrides its packed line.
+    const at = line.indexOf(' ');
+    const name = line.slice(at + 1 + HEADS.length);
+    if (at === 40 && line.startsWith(HEADS, at + 1) && !tips.has(name)) tips.set(name, line.slice(0, at));
   }
   const names = [...tips.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   return new Map(names.map((n) => [n, tips.get(n)!]));
@@ -72,11 +75,19 @@ function readTips(dir: string, dirs: string[]): Map<string, string> {
 export function branchTips(dir: string): Map<string, string> {
   const cached = tipsByRepo.get(dir);
   if (cached && !cached.racy && stampOf(dir, cached.dirs).stamp === cached.stamp) return cached.tips;
-  const dirs = headDirs(dir);
-  const { stamp, newest } = stampOf(dir, dirs);
-  const tips = readTips(dir, dirs);
-  tipsByRepo.set(dir, { tips, dirs, stamp, racy: Date.now() - newest < RACY_MS });
-  return tips;
+  // A concurrent `pack-refs` moves loose refs into packed-refs and removes their files and
+  // directories while we walk them: read again, the refs are then in packed-refs.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const dirs = headDirs(dir);
+      const { stamp, newest } = stampOf(dir, dirs);
+      const tips = readTips(dir, dirs);
+      tipsByRepo.set(dir, { tips, dirs, stamp, racy: Date.now() - newest < RACY_MS });
+      return tips;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw e;
+    }
+  }
 }
 
 /** Keeps at most `max` entries, dropping the oldest first. */

@@ -7,6 +7,8 @@ export interface ApiAnswer {
   /** Parsed JSON, or undefined for another type. */
   body: any;
   text: string;
+  /** The body's bytes (a raw file, an archive). */
+  bytes: Buffer;
   headers: Record<string, string | string[] | number | undefined>;
 }
 
@@ -25,7 +27,7 @@ export function apiClient(app: FastifyInstance, req: FastifyRequest): ApiClient 
         remoteAddress: req.ip,
       });
       const json = String(res.headers['content-type'] ?? '').startsWith('application/json') && res.body !== '';
-      return { status: res.statusCode, body: json ? JSON.parse(res.body) : undefined, text: res.body, headers: res.headers };
+      return { status: res.statusCode, body: json ? JSON.parse(res.body) : undefined, text: res.body, bytes: res.rawPayload, headers: res.headers };
     },
   };
 }

@@ -145,6 +145,29 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(j.artifacts.map((a: any) => a.file_type).sort(), ['archive', 'junit']);
     });
 
+    it('downloads the artifacts archive to readers; 404 without one; hidden from others', async () => {
+      const { api, row } = await project();
+      const p = await seedPipeline(t, row, [plannedJob('build'), plannedJob('bare')]);
+      const { build, bare } = await jobsOf(t, p.id);
+      await runJob(t, build.id);
+      const zip = Buffer.from('PK\x05\x06'.padEnd(22, '\0'), 'binary');
+      await storeArtifact(t.c, build, { fileType: 'archive', filename: 'artifacts.zip', body: zip, expireAt: null });
+      const r = await t.get(`/api/v4/projects/${api.id}/jobs/${build.id}/artifacts`, reporter.token);
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['content-type'], 'application/zip');
+      assert.equal(r.headers['content-length'], String(zip.length));
+      assert.equal(r.headers['content-disposition'], `attachment; filename="artifacts.zip"; filename*=UTF-8''artifacts.zip`);
+      assert.deepEqual(Buffer.from(r.text, 'latin1').subarray(0, 4), zip.subarray(0, 4));
+      const none = await t.get(`/api/v4/projects/${api.id}/jobs/${bare.id}/artifacts`, reporter.token);
+      assert.deepEqual([none.status, none.body], [404, { message: '404 Not Found' }]);
+      const unknown = await t.get(`/api/v4/projects/${api.id}/jobs/999999/artifacts`, reporter.token);
+      assert.deepEqual([unknown.status, unknown.body], [404, { message: '404 Not found' }]);
+      assert.equal((await t.get(`/api/v4/projects/${api.id}/jobs/${build.id}/artifacts`, guest.token)).status, 403);
+      assert.equal((await t.get(`/api/v4/projects/${api.id}/jobs/${build.id}/artifacts`, outsider.token)).status, 404);
+      assert.equal((await t.get(`/api/v4/projects/${api.id}/jobs/${build.id}/artifacts`, null)).status, 404);
+      assert.equal((await t.get(`/api/v4/projects/${api.id}/jobs/abc/artifacts`, reporter.token)).status, 400);
+    });
+
     it('lists project jobs newest first, retried ones included, bridges not; filters by scope', async () => {
       const { api, row } = await project();
       const p = await seedPipeline(t, row, [

@@ -118,7 +118,7 @@ for (const dialect of DIALECTS) {
       const res = await page.goto(new URL(open.web_url).pathname);
       assert.equal(res!.status(), 200);
       await page.getByRole('heading', { name: 'open-source', level: 1 }).waitFor();
-      await page.getByText('For everyone').waitFor();
+      await page.locator('p.description').getByText('For everyone').waitFor(); // the README says it too
       assert.equal(await page.getByLabel('Clone with HTTP').inputValue(), open.http_url_to_repo);
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-public-project-visitor`);

@@ -2,7 +2,7 @@
 // play, and what a running job's token may read (GET /job, /job/allowed_agents).
 import { Type as T } from '@sinclair/typebox';
 import {
-  allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobTrace, listPipelineBridges, listPipelineJobs,
+  allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobArtifactsArchive, jobTrace, listPipelineBridges, listPipelineJobs,
   listProjectJobs, playProjectJob, retryProjectJob,
 } from '../../domain/ci/jobs.js';
 import { mapPage } from '../../domain/shared/page.js';
@@ -73,6 +73,21 @@ export const jobRoutes = [
     handler: async ({ c, actor, input }) => {
       const t = await jobTrace(c, actor, input.id, input.job_id);
       return new FileBody(t.stream, 'text/plain', null, { 'content-disposition': `infile; filename="${t.jobId}.log"` });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/jobs/:job_id/artifacts',
+    tag: TAG,
+    summary: "The job's artifacts archive (zip)",
+    auth: 'optional',
+    params: JobParams,
+    handler: async ({ c, actor, input }) => {
+      const a = await jobArtifactsArchive(c, actor, input.id, input.job_id);
+      const name = a.filename.replace(/["\\\r\n]/g, '_');
+      return new FileBody(a.stream, 'application/zip', a.size, {
+        'content-disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
+      });
     },
   }),
   route({

@@ -2,7 +2,8 @@
 import type { Container } from '../../domain/context.js';
 import type { CommitView } from '../../domain/repository/commits.js';
 import { withMillis } from '../../domain/shared/time.js';
-import type { TreeEntry } from '../../git/objects.js';
+import type { TagView } from '../../domain/repository/tags.js';
+import type { FileDiff, TreeEntry } from '../../git/objects.js';
 
 /** git's strict ISO date with the reference's milliseconds: 2026-01-02T03:04:05.000+00:00. */
 
@@ -41,4 +42,24 @@ export const presentTreeEntry = (e: TreeEntry) => ({
   type: e.type,
   path: e.path,
   mode: e.mode,
+});
+
+export const presentDiff = (d: FileDiff) => ({
+  diff: d.diff,
+  new_path: d.newPath,
+  old_path: d.oldPath,
+  a_mode: d.aMode,
+  b_mode: d.bMode,
+  new_file: d.newFile,
+  renamed_file: d.renamedFile,
+  deleted_file: d.deletedFile,
+});
+
+export const presentTag = (c: Container, v: TagView) => ({
+  name: v.tag.name,
+  message: v.tag.message,
+  target: v.tag.target,
+  commit: v.tag.commit ? presentCommit(c, { commit: v.tag.commit, project: v.project }) : null,
+  release: null,
+  protected: false,
 });

@@ -1,13 +1,14 @@
 // Content without git: commits from actions, commit readers, repository files and the tree.
 import { Type as T } from '@sinclair/typebox';
-import { createCommit, getCommit, listCommits } from '../../domain/repository/commits.js';
+import { createCommit, getCommit, getCommitDiff, listCommits } from '../../domain/repository/commits.js';
+import { getTag, listTags } from '../../domain/repository/tags.js';
 import { createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
 import { listTree } from '../../domain/repository/tree.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath, NotBlank, OneOf } from '../schemas.js';
-import { presentCommit, presentCommitDetail, presentTreeEntry } from './present.js';
-import { Commit, CommitDetail, FileWriteResult, RepositoryFile, TreeObject } from './schemas.js';
+import { presentCommit, presentCommitDetail, presentDiff, presentTag, presentTreeEntry } from './present.js';
+import { Commit, CommitDetail, Diff, FileWriteResult, RepositoryFile, Tag, TreeObject } from './schemas.js';
 
 const TAG = 'repository';
 
@@ -79,6 +80,46 @@ export const repositoryRoutes = [
     params: T.Object({ id: IdOrPath, sha: T.String(), stats: T.Optional(T.Boolean()) }),
     response: CommitDetail,
     handler: async ({ c, actor, input }) => presentCommitDetail(c, await getCommit(c, actor, input.id, input.sha, input.stats !== false)),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/commits/:sha/diff',
+    tag: TAG,
+    summary: "A commit's changed files with their patches (against its first parent)",
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, sha: T.String() }),
+    response: Diff,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) => mapPage(await getCommitDiff(c, actor, input.id, input.sha, page), presentDiff),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/tags',
+    tag: TAG,
+    summary: 'Tags, newest first (order_by name|updated|version, sort, search ^prefix / suffix$)',
+    auth: 'optional',
+    params: T.Object({
+      id: IdOrPath,
+      order_by: T.Optional(OneOf(['name', 'updated', 'version'] as const)),
+      sort: T.Optional(OneOf(['asc', 'desc'] as const)),
+      search: T.Optional(T.String()),
+    }),
+    response: Tag,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) => {
+      const { id, ...rest } = input;
+      return mapPage(await listTags(c, actor, id, rest, page), (v) => presentTag(c, v));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/tags/:tag_name',
+    tag: TAG,
+    summary: 'One tag',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, tag_name: T.String() }),
+    response: Tag,
+    handler: async ({ c, actor, input }) => presentTag(c, await getTag(c, actor, input.id, input.tag_name)),
   }),
   route({
     method: 'GET',

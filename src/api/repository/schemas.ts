@@ -57,3 +57,25 @@ export const RepositoryFile = T.Object({
 });
 
 export const FileWriteResult = T.Object({ file_path: T.String(), branch: T.String() });
+
+/** A changed file of a commit (the reference's Diff entity). */
+export const Diff = T.Object({
+  diff: T.String(),
+  new_path: T.String(),
+  old_path: T.String(),
+  a_mode: T.String(),
+  b_mode: T.String(),
+  new_file: T.Boolean(),
+  renamed_file: T.Boolean(),
+  deleted_file: T.Boolean(),
+});
+
+/** A tag (the reference's Tag entity); Anvil has no releases and no protected tags. */
+export const Tag = T.Object({
+  name: T.String(),
+  message: Nullable(T.String()),
+  target: T.String(),
+  commit: Nullable(Commit),
+  release: T.Null(),
+  protected: T.Boolean(),
+});

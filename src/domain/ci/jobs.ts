@@ -187,6 +187,22 @@ export async function jobTrace(c: Container, actor: Actor | null, idOrPath: numb
   throw notFound();
 }
 
+/**
+ * The job's artifacts archive (the reference's GET …/jobs/:job_id/artifacts): read access to the
+ * project's jobs, as for the log; 404 when the job has no archive (none kept, expired, erased).
+ */
+export async function jobArtifactsArchive(
+  c: Container, actor: Actor | null, idOrPath: number | string, jobId: number,
+): Promise<{ stream: Readable; size: number; filename: string }> {
+  const found = await findProject(c, actor, idOrPath);
+  await requireCiRead(c, actor, found);
+  const job = await projectBuild(c, found.row, jobId);
+  const archive = (await artifactsOfJobs(c, [job.id])).get(job.id)?.find((a) => a.file_type === 'archive');
+  const stream = archive ? await c.storage.get(archive.blob_key) : null;
+  if (!archive || !stream) throw notFound();
+  return { stream, size: archive.size, filename: archive.filename };
+}
+
 // ---- actions ----
 
 /**

@@ -6,6 +6,7 @@ import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import {
   ActionError,
+  commitDiff,
   commitStats,
   compareAndSwapRef,
   isEmptyRepository,
@@ -16,6 +17,7 @@ import {
   writeCommit,
   type CommitInfo,
   type FileAction,
+  type FileDiff,
 } from '../../git/objects.js';
 import { isValidBranchName } from '../../git/refs.js';
 import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
@@ -312,4 +314,14 @@ export async function listCommits(c: Container, actor: Actor | null, idOrPath: n
     })),
   );
   return { items, total: null, hasNext: commits.length > perPage };
+}
+
+/** GET …/commits/:sha/diff: the commit's changed files with their patches, one page of them. */
+export async function getCommitDiff(c: Container, actor: Actor | null, idOrPath: number | string, sha: string, page: PageRequest): Promise<PageResult<FileDiff>> {
+  const repo = await readableRepository(c, actor, idOrPath);
+  const commit = await readCommit(repo.dir, sha);
+  if (!commit) throw notFound('Commit');
+  const files = await commitDiff(repo.dir, commit);
+  const start = page.kind === 'offset' ? (page.page - 1) * page.perPage : 0;
+  return { items: files.slice(start, start + page.perPage), total: files.length, hasNext: start + page.perPage < files.length };
 }

@@ -22,11 +22,14 @@ export async function apiFetch(method: string, path: string, body?: unknown): Pr
     body: body === undefined ? undefined : multipart ? body : JSON.stringify(body),
   });
   const text = await res.text();
+  // Only a JSON answer is parsed: a plain-text one (a job log that reads "42") stays text.
   let parsed: any = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    // a plain-text answer (a job log)
+  if ((res.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // a broken body stays text
+    }
   }
   return { ok: res.ok, status: res.status, body: parsed };
 }

@@ -1,29 +1,98 @@
-// A project's overview: what it is, how to clone it, its README.
-import { encodePath, html } from '../html.js';
-import type { ProjectPage } from '../page.js';
-import { when } from '../views/common.js';
+// A project's overview: what it is, its badges and languages, how to clone it, its last commit
+// and the README of the default branch.
+import { html, type Html } from '../html.js';
+import type { ProjectPage, ProjectPageContext } from '../page.js';
+import { shortSha, when } from '../views/common.js';
 import { sitePath } from '../views/lists.js';
+import { readmeOf, readmeSection } from './repository.js';
+import { projectBase, viewUrl } from './repository_refs.js';
 
-export const projectOverviewPages: ProjectPage[] = [
-  {
-    path: '',
-    async handler(ctx) {
-      const p = ctx.project;
-      const base = `/${encodePath(p.path_with_namespace)}`;
-      return {
-        title: p.name_with_namespace,
-        section: 'overview',
-        body: html`<h1>${p.name}</h1>
-${p.description ? html`<p>${p.description}</p>` : ''}
-<p class="muted">Project ID: ${p.id}${p.visibility ? html` · ${p.visibility}` : ''} · last activity ${when(p.last_activity_at)}</p>
+/** Distinct fills for the language bar (the labels beside it carry the words). */
+const LANGUAGE_COLOURS = ['#3572a5', '#e3a21a', '#2b7489', '#b5473a', '#6a4c93', '#2e8b57', '#c2185b', '#5d6d7e'];
+
+function languagesBar(langs: Record<string, number>): Html {
+  const entries = Object.entries(langs).sort((a, b) => b[1] - a[1]);
+  if (entries.length === 0) return html``;
+  const colour = (i: number) => LANGUAGE_COLOURS[i % LANGUAGE_COLOURS.length];
+  return html`<section aria-labelledby="languages-title">
+  <h2 id="languages-title">Languages</h2>
+  <div class="language-bar" aria-hidden="true">${entries.map(([, pct], i) => html`<span style="width:${pct}%;background:${colour(i)}"></span>`)}</div>
+  <ul class="language-list">${entries.map(
+    ([name, pct], i) => html`<li><span class="swatch" style="background:${colour(i)}" aria-hidden="true"></span>${name} <span class="muted">${pct}%</span></li>`,
+  )}</ul>
+</section>`;
+}
+
+/** A badge's URLs are the project's own (relative to this site) or http(s) elsewhere; anything else is left out. */
+const httpUrl = (u: unknown): string | null => {
+  if (typeof u !== 'string') return null;
+  try {
+    const url = new URL(u);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+};
+
+function badgesRow(badges: any[]): Html {
+  const shown = badges.filter((b) => httpUrl(b.rendered_image_url));
+  if (shown.length === 0) return html``;
+  return html`<ul class="badges" aria-label="Badges">${shown.map((b) => {
+    const img = html`<img src="${httpUrl(b.rendered_image_url)}" alt="${b.name || 'badge'}" referrerpolicy="no-referrer">`;
+    const link = httpUrl(b.rendered_link_url);
+    return html`<li>${link ? html`<a href="${link}" rel="nofollow noopener noreferrer">${img}</a>` : img}</li>`;
+  })}</ul>`;
+}
+
+async function overview(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  const ref: string | null = p.default_branch;
+  const api = ctx.api;
+  const [badges, languages, last, tree] = await Promise.all([
+    api.get(`/projects/${p.id}/badges`),
+    api.get(`/projects/${p.id}/languages`),
+    ref ? api.get(`/projects/${p.id}/repository/commits/${encodeURIComponent(ref)}?stats=false`) : null,
+    ref ? api.get(`/projects/${p.id}/repository/tree?ref=${encodeURIComponent(ref)}&per_page=100`) : null,
+  ]);
+  const commit = last?.status === 200 ? last.body : null;
+  // The simple form a visitor gets has no visibility; what a visitor can read is public.
+  const visibility: string | null = p.visibility ?? (ctx.viewer ? null : 'public');
+  const readme = ref && tree?.status === 200 ? readmeOf(tree.body) : undefined;
+  const readmeHtml = readme && ref ? await readmeSection(ctx, ref, readme) : null;
+  return {
+    title: p.name_with_namespace,
+    section: 'overview',
+    body: html`<h1>${p.name}</h1>
+${p.description ? html`<p class="description">${p.description}</p>` : ''}
+${badges.status === 200 ? badgesRow(badges.body) : ''}
+<dl class="facts">
+  <dt>Project ID</dt><dd>${p.id}</dd>
+  ${visibility ? html`<dt>Visibility</dt><dd>${visibility}</dd>` : ''}
+  <dt>Default branch</dt><dd>${ref ? html`<a href="${viewUrl(p, 'tree', ref)}">${ref}</a>` : html`<span class="muted">none</span>`}</dd>
+  <dt>Last activity</dt><dd>${when(p.last_activity_at)}</dd>
+</dl>
+${
+  commit
+    ? html`<p class="last-commit">Last commit: <a href="${projectBase(p)}/-/commit/${commit.id}">${commit.title}</a>
+  <span class="muted">· ${commit.author_name} · ${when(commit.committed_date)} ·</span> <code>${shortSha(commit.id)}</code></p>`
+    : ''
+}
 <section class="panel" aria-labelledby="clone-title">
   <h2 id="clone-title">Clone</h2>
-  <label><span class="visually-hidden">Clone with HTTP</span><input type="text" id="clone-http" readonly value="${p.http_url_to_repo}"></label>
-  <button type="button" data-copy="clone-http">Copy URL</button>
+  <div class="clone-row">
+    <label for="clone-http">Clone with HTTP</label>
+    <input type="text" id="clone-http" readonly value="${p.http_url_to_repo}">
+    <button type="button" data-copy="clone-http">Copy URL</button>
+  </div>
 </section>
-${p.default_branch ? html`<p><a href="${base}/-/tree/${encodePath(p.default_branch)}">Browse files</a></p>` : html`<p class="muted">The repository is empty.</p>`}
-<p><a href="${sitePath(p.web_url)}/-/pipelines">Pipelines</a></p>`,
-      };
-    },
-  },
-];
+${languages.status === 200 ? languagesBar(languages.body) : ''}
+<p class="toolbar">
+  ${ref ? html`<a class="button" href="${viewUrl(p, 'tree', ref)}">Browse files</a> <a class="button" href="${viewUrl(p, 'commits', ref)}">Commits</a>` : ''}
+  <a class="button" href="${projectBase(p)}/-/branches">Branches</a>
+  <a class="button" href="${sitePath(p.web_url)}/-/pipelines">Pipelines</a>
+</p>
+${ref ? (readmeHtml ?? html`<p class="muted">No README in the default branch.</p>`) : html`<p class="muted">The repository is empty. Push to it with git:</p><pre class="plain">git remote add origin ${p.http_url_to_repo}\ngit push -u origin main</pre>`}`,
+  };
+}
+
+export const projectOverviewPages: ProjectPage[] = [{ path: '', handler: overview }];

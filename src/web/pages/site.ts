@@ -2,9 +2,7 @@
 import { html } from '../html.js';
 import { pagerOf } from '../api.js';
 import { SignInRequired, type SitePage } from '../page.js';
-import { pagerLinks, projectList } from '../views/lists.js';
-
-const pageNumber = (q: URLSearchParams): number => Math.max(1, Number.parseInt(q.get('page') ?? '1', 10) || 1);
+import { pageNumber, pagerLinks, projectList } from '../views/lists.js';
 
 export const sitePages: SitePage[] = [
   {

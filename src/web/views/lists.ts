@@ -35,3 +35,6 @@ export const sitePath = (webUrl: string): string => {
   const u = new URL(webUrl);
   return u.pathname + u.search;
 };
+
+/** The `page` query parameter of a list page (1 when absent or not a number). */
+export const pageNumber = (q: URLSearchParams): number => Math.max(1, Number.parseInt(q.get('page') ?? '1', 10) || 1);

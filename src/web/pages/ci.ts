@@ -1,0 +1,301 @@
+// The CI pages at the URLs the API hands out: the pipelines list, a pipeline (its stage graph,
+// live while it runs; its test report), a job (its live log, actions, artifacts). Everything is
+// read through the REST API as the visitor; writes are the API's own endpoints, called by the browser.
+import { pagerOf, type ApiAnswer, type ApiClient } from '../api.js';
+import { encodePath, html, raw, type Html } from '../html.js';
+import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { DEVELOPER } from '../project_nav.js';
+import { logHtml } from '../views/ansi.js';
+import { duration, shortSha, statusBadge, when } from '../views/common.js';
+import { pageNumber, pagerLinks, sitePath } from '../views/lists.js';
+import { isJobActive, jobFacts } from '../views/job.js';
+import { isFinished, pipelineLive } from '../views/pipeline_graph.js';
+
+/** The API's answer, or the 404 page for anything it refuses. */
+async function must(api: ApiClient, path: string): Promise<any> {
+  const a = await api.get(path);
+  if (a.status !== 200) throw new PageNotFound();
+  return a.body;
+}
+
+/** Every page of a list (a pipeline's jobs), as the browser also reads them. */
+async function allPages(api: ApiClient, path: string): Promise<any[]> {
+  const out: any[] = [];
+  for (let page = 1; page <= 50; page++) {
+    const a: ApiAnswer = await api.get(`${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`);
+    if (a.status !== 200) throw new PageNotFound();
+    out.push(...a.body);
+    if (!pagerOf(a).nextPage) break;
+  }
+  return out;
+}
+
+const idParam = (ctx: ProjectPageContext): number => {
+  if (!/^\d{1,12}$/.test(ctx.params.id)) throw new PageNotFound();
+  return Number(ctx.params.id);
+};
+
+const base = (ctx: ProjectPageContext): string => `/${encodePath(ctx.project.path_with_namespace)}`;
+
+// ---- pipelines list ----
+
+const SCOPES: { scope: string; label: string }[] = [
+  { scope: '', label: 'All' },
+  { scope: 'running', label: 'Running' },
+  { scope: 'pending', label: 'Pending' },
+  { scope: 'finished', label: 'Finished' },
+  { scope: 'branches', label: 'Branches' },
+  { scope: 'tags', label: 'Tags' },
+];
+const STATUSES = ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled'];
+
+async function pipelinesList(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  const scope = SCOPES.some((s) => s.scope === ctx.query.get('scope')) ? ctx.query.get('scope')! : '';
+  const status = STATUSES.includes(ctx.query.get('status') ?? '') ? ctx.query.get('status')! : '';
+  const page = pageNumber(ctx.query);
+  const filter = (more: Record<string, string>) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries({ scope, status, ...more })) if (v) q.set(k, v);
+    const s = q.toString();
+    return `${base(ctx)}/-/pipelines${s ? `?${s}` : ''}`;
+  };
+  const a = await ctx.api.get(`/projects/${p.id}/pipelines?per_page=20&page=${page}${scope ? `&scope=${scope}` : ''}${status ? `&status=${status}` : ''}`);
+  if (a.status !== 200) throw new PageNotFound();
+  // The list form has no duration or user: each row's pipeline, read in parallel.
+  const rows: any[] = await Promise.all(
+    (a.body as any[]).map(async (row) => {
+      const d = await ctx.api.get(`/projects/${p.id}/pipelines/${row.id}`);
+      return d.status === 200 ? d.body : row;
+    }),
+  );
+  const runForm =
+    ctx.access >= DEVELOPER && p.default_branch !== undefined
+      ? html`<details class="panel run-pipeline">
+  <summary>Run a new pipeline</summary>
+  <form class="stack" data-api="/projects/${p.id}/pipeline" data-method="POST" data-then="redirect-field:web_url">
+    <label><span>Run for branch or tag</span><input type="text" name="ref" required value="${p.default_branch ?? ''}"></label>
+    <button type="submit" class="primary">Run pipeline</button>
+  </form>
+</details>`
+      : '';
+  return {
+    title: `Pipelines · ${p.name_with_namespace}`,
+    section: 'pipelines',
+    body: html`<h1>Pipelines</h1>
+<nav class="tabs" aria-label="Pipeline scope"><ul>${SCOPES.map(
+      (s) => html`<li><a href="${filter({ scope: s.scope, page: '' })}"${s.scope === scope ? raw(' aria-current="page"') : ''}>${s.label}</a></li>`,
+    )}</ul></nav>
+<form class="toolbar" method="get" action="${base(ctx)}/-/pipelines">
+  ${scope ? html`<input type="hidden" name="scope" value="${scope}">` : ''}
+  <label for="status-filter">Status</label>
+  <select id="status-filter" name="status">
+    <option value="">Any status</option>
+    ${STATUSES.map((s) => html`<option value="${s}"${s === status ? raw(' selected') : ''}>${s.replace(/_/g, ' ')}</option>`)}
+  </select>
+  <button type="submit">Filter</button>
+</form>
+${runForm}
+${
+  rows.length === 0
+    ? html`<p class="muted">No pipelines to show.</p>`
+    : html`<table class="pipelines">
+  <caption class="visually-hidden">Pipelines</caption>
+  <thead><tr><th scope="col">Status</th><th scope="col">Pipeline</th><th scope="col">Ref and commit</th><th scope="col">Source</th><th scope="col">Duration</th><th scope="col">Created</th></tr></thead>
+  <tbody>${rows.map(
+    (r) => html`<tr data-pipeline-id="${r.id}">
+    <td>${statusBadge(r.status)}</td>
+    <td><a href="${sitePath(r.web_url)}">#${r.id}</a>${r.user ? html`<br><span class="muted">by ${r.user.name}</span>` : ''}</td>
+    <td><a class="mono" href="${base(ctx)}/-/tree/${encodePath(r.ref)}">${r.ref}</a><br><a class="mono" href="${base(ctx)}/-/commit/${r.sha}">${shortSha(r.sha)}</a></td>
+    <td>${r.source}</td>
+    <td>${duration(r.duration)}</td>
+    <td>${when(r.created_at)}</td>
+  </tr>`,
+  )}</tbody>
+</table>`
+}
+${pagerLinks(pagerOf(a), (n) => filter({ page: String(n) }))}`,
+  };
+}
+
+// ---- a pipeline ----
+
+function pipelineTabs(ctx: ProjectPageContext, id: number, current: 'pipeline' | 'tests', testCount: number | null): Html {
+  const at = `${base(ctx)}/-/pipelines/${id}`;
+  return html`<nav class="tabs" aria-label="Pipeline"><ul>
+  <li><a href="${at}"${current === 'pipeline' ? raw(' aria-current="page"') : ''}>Pipeline</a></li>
+  <li><a href="${at}/test_report"${current === 'tests' ? raw(' aria-current="page"') : ''}>Tests${testCount === null ? '' : html` <span class="count">${testCount}</span>`}</a></li>
+</ul></nav>`;
+}
+
+function pipelineActions(ctx: ProjectPageContext, pl: any): Html {
+  if (ctx.access < DEVELOPER) return html``;
+  const at = `/projects/${ctx.project.id}/pipelines/${pl.id}`;
+  return html`<div class="toolbar" data-action-scope>
+  <button type="button" data-api="${at}/retry" data-method="POST">Retry</button>
+  ${isFinished(pl.status) ? '' : html`<button type="button" class="danger" data-api="${at}/cancel" data-method="POST" data-while-active>Cancel pipeline</button>`}
+</div>`;
+}
+
+async function pipelineHeader(ctx: ProjectPageContext, id: number) {
+  const pl = await must(ctx.api, `/projects/${ctx.project.id}/pipelines/${id}`);
+  const summary = await ctx.api.get(`/projects/${ctx.project.id}/pipelines/${id}/test_report_summary`);
+  const testCount = summary.status === 200 ? (summary.body.total?.count ?? 0) : null;
+  return { pl, testCount };
+}
+
+async function pipelinePage(ctx: ProjectPageContext) {
+  const id = idParam(ctx);
+  const pid = ctx.project.id;
+  const [{ pl, testCount }, jobs, bridges] = await Promise.all([
+    pipelineHeader(ctx, id),
+    allPages(ctx.api, `/projects/${pid}/pipelines/${id}/jobs`),
+    allPages(ctx.api, `/projects/${pid}/pipelines/${id}/bridges`),
+  ]);
+  return {
+    title: `Pipeline #${id} · ${ctx.project.name_with_namespace}`,
+    section: 'pipelines',
+    body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / #${id}</p>
+<div class="toolbar"><h1>Pipeline #${id}</h1>${pipelineActions(ctx, pl)}</div>
+${pipelineTabs(ctx, id, 'pipeline', testCount)}
+<div data-pipeline-live data-project-id="${pid}" data-pipeline-id="${id}" data-status="${pl.status}" aria-live="off">
+${pipelineLive({ pipeline: pl, jobs, bridges })}
+</div>
+<p class="muted live-note" data-live-note>${isFinished(pl.status) ? '' : 'Statuses update while the pipeline runs.'}</p>`,
+  };
+}
+
+async function testReportPage(ctx: ProjectPageContext) {
+  const id = idParam(ctx);
+  const [{ pl, testCount }, report] = await Promise.all([pipelineHeader(ctx, id), must(ctx.api, `/projects/${ctx.project.id}/pipelines/${id}/test_report`)]);
+  const suites: any[] = report.test_suites ?? [];
+  return {
+    title: `Tests · Pipeline #${id} · ${ctx.project.name_with_namespace}`,
+    section: 'pipelines',
+    body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / <a href="${sitePath(pl.web_url)}">#${id}</a></p>
+<div class="toolbar"><h1>Pipeline #${id}</h1>${statusBadge(pl.status)}</div>
+${pipelineTabs(ctx, id, 'tests', testCount)}
+<p class="test-totals"><strong>${report.total_count}</strong> tests ·
+  <span class="status-failed">${report.failed_count} failed</span> ·
+  <span class="status-failed">${report.error_count} errors</span> ·
+  <span class="muted">${report.skipped_count} skipped</span> ·
+  <span class="status-success">${report.success_count} passed</span> ·
+  ${seconds(report.total_time)}</p>
+${
+  suites.length === 0
+    ? html`<p class="muted">There are no test reports for this pipeline.</p>`
+    : html`<table>
+  <caption class="visually-hidden">Test suites</caption>
+  <thead><tr><th scope="col">Suite</th><th scope="col">Duration</th><th scope="col">Failed</th><th scope="col">Errors</th><th scope="col">Skipped</th><th scope="col">Passed</th><th scope="col">Total</th></tr></thead>
+  <tbody>${suites.map(
+    (s) => html`<tr><th scope="row"><a href="#suite-${suites.indexOf(s)}">${s.name}</a></th><td>${seconds(s.total_time)}</td><td>${s.failed_count}</td><td>${s.error_count}</td><td>${s.skipped_count}</td><td>${s.success_count}</td><td>${s.total_count}</td></tr>`,
+  )}</tbody>
+</table>
+${suites.map((s, i) => suiteSection(s, i))}`
+}`,
+  };
+}
+
+function suiteSection(s: any, i: number): Html {
+  const cases: any[] = [...(s.test_cases ?? [])].sort((a, b) => caseRank(a.status) - caseRank(b.status));
+  return html`<section class="test-suite" aria-labelledby="suite-${i}">
+<h2 id="suite-${i}">${s.name}</h2>
+${s.suite_error ? html`<p class="flash" role="alert">${s.suite_error}</p>` : ''}
+<table>
+  <caption class="visually-hidden">Test cases of ${s.name}</caption>
+  <thead><tr><th scope="col">Status</th><th scope="col">Test</th><th scope="col">Class</th><th scope="col">Duration</th></tr></thead>
+  <tbody>${cases.map(
+    (c) => html`<tr class="test-case" data-status="${c.status}">
+    <td>${statusBadge(c.status)}</td>
+    <td>${c.name ?? ''}${
+      c.system_output || c.stack_trace
+        ? html`<details class="test-output"><summary>Output</summary><pre class="log">${c.system_output ?? ''}${c.system_output && c.stack_trace ? '\n' : ''}${c.stack_trace ?? ''}</pre></details>`
+        : ''
+    }</td>
+    <td class="mono">${c.classname ?? ''}</td>
+    <td>${seconds(c.execution_time)}</td>
+  </tr>`,
+  )}</tbody>
+</table>
+</section>`;
+}
+
+/** Test times are short: hundredths of a second below a minute. */
+const seconds = (n: number): string => (n < 60 ? `${n.toFixed(2)}s` : duration(n));
+
+const caseRank = (status: string): number => ({ failed: 0, error: 1, skipped: 2, success: 3 })[status] ?? 4;
+
+// ---- a job ----
+
+function jobActions(ctx: ProjectPageContext, job: any): Html {
+  if (ctx.access < DEVELOPER) return html``;
+  const at = `/projects/${ctx.project.id}/jobs/${job.id}`;
+  const buttons: Html[] = [];
+  if (job.status === 'manual') buttons.push(html`<button type="button" class="primary" data-api="${at}/play" data-method="POST" data-then="redirect-field:web_url">Run job</button>`);
+  if (isJobActive(job.status)) buttons.push(html`<button type="button" class="danger" data-api="${at}/cancel" data-method="POST" data-while-active>Cancel</button>`);
+  else if (job.status !== 'manual') buttons.push(html`<button type="button" data-api="${at}/retry" data-method="POST" data-then="redirect-field:web_url">Retry</button>`);
+  if (!isJobActive(job.status) && job.status !== 'manual')
+    buttons.push(html`<button type="button" class="danger" data-api="${at}/erase" data-method="POST" data-confirm="Erase this job's log and artifacts?">Erase</button>`);
+  return html`<div class="toolbar" data-action-scope>${buttons}</div>`;
+}
+
+function artifactsPanel(ctx: ProjectPageContext, job: any): Html {
+  if (!job.artifacts_file) return html``;
+  return html`<section class="panel" aria-labelledby="artifacts-title">
+  <h2 id="artifacts-title">Job artifacts</h2>
+  <p>${job.artifacts_file.filename} · ${job.artifacts_file.size} bytes${job.artifacts_expire_at ? html` · expire ${when(job.artifacts_expire_at)}` : ''}</p>
+  <p class="toolbar">
+    <a class="button" href="${base(ctx)}/-/jobs/${job.id}/artifacts/download">Download</a>
+    <a class="button" href="${base(ctx)}/-/jobs/${job.id}/artifacts/browse">Browse</a>
+  </p>
+</section>`;
+}
+
+async function traceText(ctx: ProjectPageContext, jobId: number): Promise<string | null> {
+  const t = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${jobId}/trace`);
+  return t.status === 200 ? t.text : null;
+}
+
+async function jobPage(ctx: ProjectPageContext) {
+  const id = idParam(ctx);
+  const job = await must(ctx.api, `/projects/${ctx.project.id}/jobs/${id}`);
+  const log = await traceText(ctx, id);
+  const finished = !isJobActive(job.status);
+  return {
+    title: `${job.name} (#${id}) · ${ctx.project.name_with_namespace}`,
+    section: 'pipelines',
+    body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / <a href="${sitePath(job.pipeline.web_url)}">#${job.pipeline.id}</a> / ${job.name}</p>
+<div class="toolbar"><h1>Job ${job.name} <span class="muted">#${id}</span></h1>${jobActions(ctx, job)}</div>
+<div class="job-layout">
+  <div class="job-main">
+    <div class="toolbar log-tools">
+      <h2 id="log-title">Log</h2>
+      <a href="${base(ctx)}/-/jobs/${id}/raw">View raw</a>
+      <a href="#log-end">Scroll to bottom</a>
+    </div>
+    <div class="job-log" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}">${
+      log === null || log === '' ? html`<p class="muted log-empty">${finished ? 'This job has no log.' : 'Waiting for the job to start…'}</p>` : raw(logHtml(log, finished))
+    }</div>
+    <span id="log-end"></span>
+  </div>
+  <aside class="job-side" aria-label="Job details"><div data-job-facts>${jobFacts(job)}</div>${artifactsPanel(ctx, job)}</aside>
+</div>`,
+  };
+}
+
+async function rawLog(ctx: ProjectPageContext): Promise<PageOutcome> {
+  const id = idParam(ctx);
+  await must(ctx.api, `/projects/${ctx.project.id}/jobs/${id}`);
+  const log = await traceText(ctx, id);
+  if (log === null) throw new PageNotFound();
+  await ctx.reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-store').send(log);
+  return SENT;
+}
+
+export const ciPages: ProjectPage[] = [
+  { path: 'pipelines', handler: pipelinesList },
+  { path: 'pipelines/:id', handler: pipelinePage },
+  { path: 'pipelines/:id/test_report', handler: testReportPage },
+  { path: 'jobs/:id', handler: jobPage },
+  { path: 'jobs/:id/raw', handler: rawLog },
+];

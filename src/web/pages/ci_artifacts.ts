@@ -1,0 +1,118 @@
+// A job's artifacts at the reference's web URLs: download (the API's archive endpoint), browse the
+// archive's folders, and one file raw. The archive comes from the REST API as the visitor
+// (GET /projects/:id/jobs/:job_id/artifacts); the API has no listing, so the page reads the zip.
+import { encodePath, html } from '../html.js';
+import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { sitePath } from '../views/lists.js';
+import { zipEntries, zipEntryData, type ZipEntry } from '../zip.js';
+
+/** Browsing holds the archive in memory while it is read: a larger one is offered for download only. */
+export const BROWSE_LIMIT = 32 * 1024 * 1024;
+
+async function jobOf(ctx: ProjectPageContext): Promise<any> {
+  if (!/^\d{1,12}$/.test(ctx.params.id)) throw new PageNotFound();
+  const job = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${ctx.params.id}`);
+  if (job.status !== 200) throw new PageNotFound();
+  return job.body;
+}
+
+async function archiveOf(ctx: ProjectPageContext, job: any): Promise<{ job: any; entries: ZipEntry[]; zip: Buffer }> {
+  const a = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${ctx.params.id}/artifacts`);
+  if (a.status !== 200) throw new PageNotFound();
+  const entries = zipEntries(a.bytes);
+  if (!entries) throw new PageNotFound();
+  return { job, entries, zip: a.bytes };
+}
+
+/** The folder's children: files and folders (implied by deeper paths too), folders first. */
+function children(entries: ZipEntry[], dir: string): { name: string; dir: boolean; size: number }[] {
+  const seen = new Map<string, { name: string; dir: boolean; size: number }>();
+  for (const e of entries) {
+    if (!e.path.startsWith(dir) || e.path === dir) continue;
+    const rest = e.path.slice(dir.length);
+    const cut = rest.indexOf('/');
+    const name = cut < 0 ? rest : rest.slice(0, cut);
+    if (!seen.has(name)) seen.set(name, { name, dir: cut >= 0, size: cut < 0 ? e.size : 0 });
+  }
+  return [...seen.values()].sort((a, b) => Number(b.dir) - Number(a.dir) || a.name.localeCompare(b.name));
+}
+
+const sizeText = (n: number): string => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
+
+async function browse(ctx: ProjectPageContext): Promise<PageOutcome> {
+  const job = await jobOf(ctx);
+  const jobBase = `/${encodePath(ctx.project.path_with_namespace)}/-/jobs/${job.id}`;
+  if ((job.artifacts_file?.size ?? 0) > BROWSE_LIMIT) {
+    return {
+      title: `Artifacts · ${job.name} · ${ctx.project.name_with_namespace}`,
+      section: 'pipelines',
+      body: html`<h1>Artifacts</h1>
+<p>This archive (${sizeText(job.artifacts_file.size)}) is too large to browse here.</p>
+<p><a class="button" href="${jobBase}/artifacts/download">Download artifacts archive</a></p>`,
+    };
+  }
+  const { entries } = await archiveOf(ctx, job);
+  const sub = (ctx.params['*'] ?? '').replace(/^\/+|\/+$/g, '');
+  const dir = sub ? `${sub}/` : '';
+  const list = children(entries, dir);
+  if (sub && list.length === 0) throw new PageNotFound();
+  const parts = sub ? sub.split('/') : [];
+  return {
+    title: `Artifacts · ${job.name} · ${ctx.project.name_with_namespace}`,
+    section: 'pipelines',
+    body: html`<p class="breadcrumbs"><a href="${sitePath(job.pipeline.web_url)}">#${job.pipeline.id}</a> / <a href="${sitePath(job.web_url)}">${job.name}</a></p>
+<div class="toolbar"><h1>Artifacts</h1><a class="button" href="${jobBase}/artifacts/download">Download artifacts archive</a></div>
+<nav aria-label="Folder" class="breadcrumbs"><a href="${jobBase}/artifacts/browse">artifacts</a>${parts.map(
+      (p, i) => html` / <a href="${jobBase}/artifacts/browse/${encodePath(parts.slice(0, i + 1).join('/'))}"${i === parts.length - 1 ? html` aria-current="page"` : ''}>${p}</a>`,
+    )}</nav>
+<table class="artifact-list">
+  <caption class="visually-hidden">Files in ${dir || 'the archive'}</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col" class="size">Size</th></tr></thead>
+  <tbody>
+  ${sub ? html`<tr><td><a href="${jobBase}/artifacts/browse/${encodePath(parts.slice(0, -1).join('/'))}" title="Parent folder"><span aria-hidden="true">..</span><span class="visually-hidden">Parent folder</span></a></td><td></td></tr>` : ''}
+  ${list.map(
+    (c) => html`<tr>
+    <td>${c.dir ? html`<a href="${jobBase}/artifacts/browse/${encodePath(dir + c.name)}">${c.name}/</a>` : html`<a href="${jobBase}/artifacts/raw/${encodePath(dir + c.name)}">${c.name}</a>`}</td>
+    <td class="size">${c.dir ? '' : sizeText(c.size)}</td>
+  </tr>`,
+  )}
+  </tbody>
+</table>`,
+  };
+}
+
+async function rawFile(ctx: ProjectPageContext): Promise<PageOutcome> {
+  const job = await jobOf(ctx);
+  if ((job.artifacts_file?.size ?? 0) > BROWSE_LIMIT) throw new PageNotFound();
+  const { entries, zip } = await archiveOf(ctx, job);
+  const entry = entries.find((e) => e.path === ctx.params['*'] && !e.path.endsWith('/'));
+  const data = entry && zipEntryData(zip, entry);
+  if (!entry || !data) throw new PageNotFound();
+  // Shown as text when it is text; never as HTML (an artifact is whatever the job wrote).
+  const text = !data.includes(0) && Buffer.from(data.toString('utf8'), 'utf8').equals(data);
+  const name = entry.path.split('/').pop()!;
+  await ctx.reply
+    .code(200)
+    .header('content-type', text ? 'text/plain; charset=utf-8' : 'application/octet-stream')
+    .header('content-disposition', `${text ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(name)}`)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('cache-control', 'no-store')
+    .send(data);
+  return SENT;
+}
+
+export const ciArtifactPages: ProjectPage[] = [
+  {
+    // The reference's download URL: the API's archive endpoint, with the visitor's session.
+    path: 'jobs/:id/artifacts/download',
+    async handler(ctx) {
+      if (!/^\d{1,12}$/.test(ctx.params.id)) throw new PageNotFound();
+      await ctx.reply.redirect(`/api/v4/projects/${ctx.project.id}/jobs/${ctx.params.id}/artifacts`, 302);
+      return SENT;
+    },
+  },
+  { path: 'jobs/:id/artifacts/browse', handler: browse },
+  { path: 'jobs/:id/artifacts/browse/*', handler: browse },
+  { path: 'jobs/:id/artifacts/raw/*', handler: rawFile },
+];

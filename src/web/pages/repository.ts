@@ -1,0 +1,195 @@
+// The repository's files: the tree of a directory, a file (text with line anchors, Markdown
+// rendered, images, or a download link) and its raw bytes. Refs may hold slashes (repository_refs.ts).
+import { pagerOf } from '../api.js';
+import { html, type Html } from '../html.js';
+import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { pagerLinks } from '../views/lists.js';
+import { shortSha, when } from '../views/common.js';
+import { renderMarkdown } from '../views/markdown.js';
+import { breadcrumbs, fileApi, projectBase, refsOf, refSwitcher, repoLinks, splitRef, viewUrl } from './repository_refs.js';
+
+/** Larger files are offered as a download instead of being shown. */
+const SHOW_LIMIT = 1024 * 1024;
+const IMAGE_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  bmp: 'image/bmp',
+  ico: 'image/x-icon',
+  svg: 'image/svg+xml',
+};
+const extOf = (path: string): string => /\.([^./]+)$/.exec(path)?.[1]?.toLowerCase() ?? '';
+export const isMarkdown = (path: string): boolean => ['md', 'markdown', 'mdown', 'mkd'].includes(extOf(path));
+/** git's test: a NUL in the first 8000 bytes. */
+const looksBinary = (b: Buffer): boolean => b.subarray(0, 8000).includes(0);
+
+/** The README among a directory's entries, Markdown first (as the reference picks it). */
+export function readmeOf(entries: any[]): any | undefined {
+  const readmes = entries.filter((e) => e.type === 'blob' && /^readme(\.[^.]+)?$/i.test(e.name));
+  return readmes.find((e) => isMarkdown(e.name)) ?? readmes[0];
+}
+
+/** A README file's content, rendered (Markdown) or as text; null when it cannot be read. */
+export async function readmeSection(ctx: ProjectPageContext, ref: string, entry: any): Promise<Html | null> {
+  const a = await ctx.api.get(`${fileApi(ctx.project, entry.path)}/raw?ref=${encodeURIComponent(ref)}`);
+  if (a.status !== 200 || looksBinary(a.bytes) || a.bytes.length > SHOW_LIMIT) return null;
+  const dir = entry.path.includes('/') ? entry.path.slice(0, entry.path.lastIndexOf('/')) : '';
+  const body = isMarkdown(entry.name) ? renderMarkdown(a.bytes.toString('utf8'), repoLinks(ctx.project, ref, dir)) : html`<pre class="plain">${a.bytes.toString('utf8')}</pre>`;
+  return html`<section class="panel readme" aria-labelledby="readme-title">
+  <h2 id="readme-title"><a href="${viewUrl(ctx.project, 'blob', ref, entry.path)}">${entry.name}</a></h2>
+  ${body}
+</section>`;
+}
+
+/** The newest commit of `ref` that touched `path` (the whole ref when path is empty). */
+async function lastCommitLine(ctx: ProjectPageContext, ref: string, path: string): Promise<Html> {
+  const a = await ctx.api.get(`/projects/${ctx.project.id}/repository/commits?ref_name=${encodeURIComponent(ref)}&per_page=1${path ? `&path=${encodeURIComponent(path)}` : ''}`);
+  const c = a.status === 200 ? a.body[0] : undefined;
+  if (!c) return html``;
+  return html`<p class="last-commit"><a href="${projectBase(ctx.project)}/-/commit/${c.id}">${c.title}</a>
+  <span class="muted">· ${c.author_name} · ${when(c.committed_date)} ·</span> <code>${shortSha(c.id)}</code>
+  <a href="${viewUrl(ctx.project, 'commits', ref, path)}">History</a></p>`;
+}
+
+async function treePage(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  if (!p.default_branch && !ctx.params['*']) return emptyRepository(ctx);
+  const refs = await refsOf(ctx);
+  const { ref, path } = splitRef(ctx.params['*'] || p.default_branch, refs);
+  const page = Math.max(1, Number.parseInt(ctx.query.get('page') ?? '1', 10) || 1);
+  const a = await ctx.api.get(`/projects/${p.id}/repository/tree?ref=${encodeURIComponent(ref)}&path=${encodeURIComponent(path)}&per_page=100&page=${page}`);
+  if (a.status !== 200) throw new PageNotFound();
+  const entries: any[] = a.body;
+  const readme = page === 1 ? readmeOf(entries) : undefined;
+  const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+  return {
+    title: `${path || 'Files'} · ${ref} · ${p.name_with_namespace}`,
+    section: 'files',
+    body: html`<div class="toolbar">${refSwitcher(p, refs, ref, 'tree', path)}${breadcrumbs(p, ref, path)}</div>
+<h1 class="visually-hidden">Files${path ? ` in ${path}` : ''}</h1>
+${await lastCommitLine(ctx, ref, path)}
+<table class="tree">
+  <caption class="visually-hidden">Files and directories</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">Type</th></tr></thead>
+  <tbody>
+  ${path ? html`<tr><td><a href="${viewUrl(p, 'tree', ref, parent)}">..</a></td><td class="muted">parent directory</td></tr>` : ''}
+  ${entries.map(
+    (e) => html`<tr><td>${entryIcon(e.type)}
+    ${e.type === 'commit' ? e.name : html`<a href="${viewUrl(p, e.type === 'tree' ? 'tree' : 'blob', ref, e.path)}">${e.name}</a>`}</td>
+    <td class="muted">${e.type === 'tree' ? 'directory' : e.type === 'commit' ? 'submodule' : 'file'}</td></tr>`,
+  )}
+  </tbody>
+</table>
+${pagerLinks(pagerOf(a), (n) => `${viewUrl(p, 'tree', ref, path)}?page=${n}`)}
+${readme ? ((await readmeSection(ctx, ref, readme)) ?? '') : ''}`,
+  };
+}
+
+/** Small drawn icons (no icon font, nothing loaded): a folder, or a page for files and submodules. */
+function entryIcon(type: string): Html {
+  const shape =
+    type === 'tree'
+      ? 'M1.5 3.5h5l1.5 1.5h6.5v8.5h-13z'
+      : 'M3.5 1.5h6l3 3v10h-9z M9.5 1.5v3h3';
+  return html`<svg class="entry-icon ${type}" aria-hidden="true" width="16" height="16" viewBox="0 0 16 16"><path d="${shape}"/></svg>`;
+}
+
+function emptyRepository(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  return {
+    title: `Files · ${p.name_with_namespace}`,
+    section: 'files',
+    body: html`<h1>Files</h1>
+<p>The repository is empty. Push to it with git:</p>
+<pre class="plain">git remote add origin ${p.http_url_to_repo}
+git push -u origin main</pre>`,
+  };
+}
+
+function codeLines(text: string): Html {
+  const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
+  return html`<div class="blob-code" role="region" aria-label="File content" tabindex="0">${lines.map(
+    (line, i) => html`<div class="line" id="L${i + 1}"><a class="ln" href="#L${i + 1}" aria-label="Line ${i + 1}">${i + 1}</a><span class="lc">${line}</span></div>`,
+  )}</div>`;
+}
+
+async function blobPage(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  const refs = await refsOf(ctx);
+  const { ref, path } = splitRef(ctx.params['*'] ?? '', refs);
+  if (!path) throw new PageNotFound();
+  const a = await ctx.api.get(`${fileApi(p, path)}?ref=${encodeURIComponent(ref)}`);
+  if (a.status !== 200) throw new PageNotFound();
+  const f = a.body;
+  const rawUrl = viewUrl(p, 'raw', ref, path);
+  const bytes = Buffer.from(f.content, 'base64');
+  const ext = extOf(path);
+  const plain = ctx.query.get('plain') === '1';
+  let content: Html;
+  if (IMAGE_TYPES[ext]) content = html`<div class="blob-image"><img src="${rawUrl}" alt="${f.file_name}"></div>`;
+  else if (f.size > SHOW_LIMIT || looksBinary(bytes))
+    content = html`<p class="panel">This file is ${f.size > SHOW_LIMIT ? 'too large to show' : 'not shown: it holds binary data'}. <a href="${rawUrl}?inline=false" download>Download ${f.file_name}</a></p>`;
+  else if (isMarkdown(path) && !plain) {
+    const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    content = html`<div class="panel">${renderMarkdown(bytes.toString('utf8'), repoLinks(p, ref, dir))}</div>`;
+  } else content = codeLines(bytes.toString('utf8'));
+  const toggle = isMarkdown(path)
+    ? html`<nav class="view-toggle" aria-label="Display"><a href="${viewUrl(p, 'blob', ref, path)}"${plain ? '' : html` aria-current="page"`}>Preview</a> <a href="${viewUrl(p, 'blob', ref, path)}?plain=1"${plain ? html` aria-current="page"` : ''}>Code</a></nav>`
+    : '';
+  return {
+    title: `${path} · ${ref} · ${p.name_with_namespace}`,
+    section: 'files',
+    body: html`<div class="toolbar">${refSwitcher(p, refs, ref, 'blob', path)}${breadcrumbs(p, ref, path)}</div>
+${await lastCommitLine(ctx, ref, path)}
+<div class="file-header">
+  <h1>${f.file_name}</h1>
+  <span class="muted">${formatSize(f.size)}</span>
+  ${toggle}
+  <a class="button" href="${rawUrl}">Raw</a>
+  <a class="button" href="${rawUrl}?inline=false" download>Download</a>
+</div>
+${content}`,
+  };
+}
+
+export function formatSize(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/**
+ * The bytes with a type that cannot run here: text is text/plain (never HTML), images keep their
+ * type (SVG inside a sandbox policy, so opened on its own it runs nothing), the rest downloads.
+ */
+async function rawPage(ctx: ProjectPageContext): Promise<PageOutcome> {
+  const p = ctx.project;
+  const refs = await refsOf(ctx);
+  const { ref, path } = splitRef(ctx.params['*'] ?? '', refs);
+  if (!path) throw new PageNotFound();
+  const a = await ctx.api.get(`${fileApi(p, path)}/raw?ref=${encodeURIComponent(ref)}`);
+  if (a.status !== 200) throw new PageNotFound();
+  const name = path.split('/').pop()!;
+  const image = IMAGE_TYPES[extOf(path)];
+  const binary = looksBinary(a.bytes);
+  const type = image && (binary || extOf(path) === 'svg') ? image : binary ? 'application/octet-stream' : 'text/plain; charset=utf-8';
+  const inline = ctx.query.get('inline') !== 'false' && type !== 'application/octet-stream';
+  ctx.reply
+    .code(200)
+    .header('content-type', type)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+    .header('cache-control', 'private, no-cache')
+    .header('content-disposition', `${inline ? 'inline' : 'attachment'}; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+    .send(a.bytes);
+  return SENT;
+}
+
+export const repositoryPages: ProjectPage[] = [
+  { path: 'tree', handler: treePage },
+  { path: 'tree/*', handler: treePage },
+  { path: 'blob/*', handler: blobPage },
+  { path: 'raw/*', handler: rawPage },
+];
