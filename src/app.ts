@@ -55,14 +55,18 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
 
   await registerBodyParsers(app, { bodyLimit: 10 * 1024 * 1024, fileSizeLimit: 1024 * 1024 * 1024 });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // onRequest and onResponse run on every request: callback style, as an async hook costs promises per call.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url.length > MAX_URL_LENGTH) {
-      return sendJson(reply, 414, JSON.stringify({ message: '414 Request-URI Too Large' }));
+      sendJson(reply, 414, JSON.stringify({ message: '414 Request-URI Too Large' }));
+      return;
     }
+    done();
   });
 
-  // Whatever produced the body, JSON goes out as exactly `application/json`.
+  // Whatever produced the body, JSON goes out as exactly `application/json`. Async on purpose: it
+  // defers the write by a tick, and handlers that set a header after send() rely on that.
   app.addHook('onSend', async (_req, reply, payload) => {
     const ct = reply.getHeader('content-type');
     if (typeof ct === 'string' && ct.startsWith('application/json') && ct !== 'application/json') {
@@ -71,13 +75,14 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
     return payload;
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     cleanupUploads(req);
     req.log.info(
       // reqId comes from the request logger's bindings (once per line)
       { method: req.method, url: redactUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
       'request',
     );
+    done();
   });
 
   app.setErrorHandler((err, req, reply) => {
@@ -99,19 +104,24 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
 
   const routes = opts.routes ?? allRoutes;
   registerOpenApi(app, routes, c.config.externalUrl);
-  // A second router that only answers "does this path exist for another method?" (405 vs 404).
-  const known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
-  for (const r of routes) {
-    registerRoute(app, c, r);
-    known.on(r.method, routeUrl(r), () => {});
-  }
-  known.on('GET', OPENAPI_PATH, () => {});
+  for (const r of routes) registerRoute(app, c, r);
   // The web interface: pages at the URLs the API hands out (after the API, whose paths win).
   registerWeb(app, c);
 
+  // A second router that only answers "does this path exist for another method?" (405 vs 404),
+  // built at the first unknown request rather than at start-up.
+  let known: ReturnType<typeof FindMyWay> | null = null;
+  const knownRoutes = () => {
+    if (known) return known;
+    known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
+    for (const r of routes) known.on(r.method, routeUrl(r), () => {});
+    known.on('GET', OPENAPI_PATH, () => {});
+    return known;
+  };
+
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
-    const other = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).some((m) => m !== req.method && known.find(m, path));
+    const other = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).some((m) => m !== req.method && knownRoutes().find(m, path));
     if (other) return sendJson(reply, 405, JSON.stringify({ error: '405 Not Allowed' }));
     return sendJson(reply, UNKNOWN_ROUTE.status, JSON.stringify(UNKNOWN_ROUTE.body));
   });

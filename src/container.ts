@@ -5,12 +5,14 @@ import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { dialectOf, openDatabase } from './db/dialect.js';
+import { watchWrites } from './db/watch_writes.js';
+import { AuthCache } from './domain/auth/cache.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { registerBackgroundJobs, scheduleRecurringJobs } from './domain/background.js';
 import type { Container } from './domain/context.js';
+import type { PatWithUser } from './db/repos/tokens.js';
 import { Queue } from './queue/queue.js';
 import { LocalBlobStorage } from './storage/local.js';
-import { S3BlobStorage } from './storage/s3.js';
 
 /** Tokens and passwords never reach a log line. */
 export const LOG_REDACT = [
@@ -26,12 +28,17 @@ export const LOG_REDACT = [
 /** `dest` defaults to stdout; tests pass a stream to read the lines. */
 export function createLogger(config: Config, dest?: pino.DestinationStream): Logger {
   const opts = { level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[REDACTED]' } };
-  return dest ? pino(opts, dest) : pino(opts);
+  // Asynchronous writes to stdout: a line per request written synchronously costs a system call
+  // each; this way lines written while one write is in flight go out together. pino flushes what
+  // is left when the process exits.
+  return pino(opts, dest ?? pino.destination({ dest: 1, sync: false }));
 }
 
 export async function createContainer(config: Config, opts: { log?: Logger } = {}): Promise<Container> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const db = await openDatabase(config);
+  const authCache = new AuthCache<PatWithUser>();
+  // The tables a cached authentication is read from: a change made here forgets them at once.
+  const db = watchWrites(await openDatabase(config), ['personal_access_tokens', 'users'], () => authCache.forgetAll());
   await migrateToLatest(db);
   const log = opts.log ?? createLogger(config);
   const c: Container = {
@@ -40,8 +47,12 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
     dialect: dialectOf(db),
     log,
     queue: new Queue(db, log, { workers: config.queueWorkers }),
-    storage: config.blobStore.kind === 's3' ? new S3BlobStorage(config.blobStore) : new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
+    // The S3 SDK is loaded only when blobs live in S3: it is a large part of the code to start.
+    storage: config.blobStore.kind === 's3'
+      ? new (await import('./storage/s3.js')).S3BlobStorage(config.blobStore)
+      : new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
     ciSignals: new EventEmitter(),
+    authCache,
   };
   // Every node can run every job.
   registerBackgroundJobs(c);

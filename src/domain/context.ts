@@ -4,6 +4,8 @@ import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { AuthCache } from './auth/cache.js';
+import type { PatWithUser } from '../db/repos/tokens.js';
 import type { Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import type { Resolver } from '../outbound/request.js';
@@ -23,6 +25,8 @@ export interface Container {
    * 'canceled' (jobId): stop it now). Runners on other nodes notice by polling.
    */
   ciSignals: EventEmitter;
+  /** Personal access tokens with their users, by digest (src/domain/auth/cache.ts says why it is safe). */
+  authCache: AuthCache<PatWithUser>;
   /** Name lookups of outbound requests (src/outbound/); tests map names wherever they like. */
   resolver?: Resolver;
 }

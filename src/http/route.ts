@@ -123,14 +123,42 @@ async function rawInput(req: FastifyRequest): Promise<Record<string, unknown>> {
   return raw;
 }
 
+/** Compiled on first use, not at start-up: most routes are never called by a given process. */
+function lazily(compile: () => (body: unknown) => string): (body: unknown) => string {
+  let compiled: ((body: unknown) => string) | null = null;
+  return (body) => (compiled ??= compile())(body);
+}
+
+/**
+ * The JSON writer of a response schema. For a union of objects (a user as an admin or as anyone
+ * else sees it), fast-json-stringify would pick the branch by validating the whole body with ajv,
+ * formats included, on every response; our presenters build exactly one branch's fields, so the
+ * branch is the first whose required fields are all present (unions list the fullest form first).
+ */
+function serializerOf(schema: TSchema): (body: unknown) => string {
+  const variants = (schema.anyOf as TSchema[] | undefined)?.filter((v) => v.type === 'object');
+  if (!variants || variants.length !== schema.anyOf.length) return lazily(() => fastJson(schema as any));
+  const branches = variants.map((v) => ({ required: (v.required ?? []) as string[], write: lazily(() => fastJson(v as any)) }));
+  return (body) => {
+    const fits = branches.find((b) => b.required.every((k) => (body as Record<string, unknown>)[k] !== undefined));
+    if (!fits) throw new Error('response fits none of its schema\'s forms');
+    return fits.write(body);
+  };
+}
+
+/** The JSON writer of a whole response: one item, or a page of items. */
+function responseSerializer(r: ApiRoute<any>): ((body: unknown) => string) | null {
+  if (!r.response) return null;
+  if (!r.paginated) return serializerOf(r.response);
+  if (!r.response.anyOf) return lazily(() => fastJson(T.Array(r.response!) as any));
+  const item = serializerOf(r.response);
+  return (items) => `[${(items as unknown[]).map(item).join(',')}]`;
+}
+
 export function registerRoute(app: FastifyInstance, c: Container, r: ApiRoute<any>): void {
   const schema = fullSchema(r);
   const status = r.status ?? (r.method === 'POST' ? 201 : 200);
-  const bodySchema = r.response ? (r.paginated ? T.Array(r.response) : r.response) : null;
-  // Compiled on the route's first response, not at start-up: compiling every route's
-  // serializer up front would cost start-up time for routes a process may never serve.
-  let compiled: ((body: unknown) => string) | null = null;
-  const serialize = bodySchema ? (body: unknown) => (compiled ??= fastJson(bodySchema as any))(body) : null;
+  const serialize = responseSerializer(r);
   const scopes = r.scopes ?? (r.method === 'GET' ? READ_SCOPES : WRITE_SCOPES);
 
   app.route({

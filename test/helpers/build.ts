@@ -54,6 +54,24 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A client of `app`: requests go through app.inject, as root unless a token (or null) is given. */
+function requester(app: FastifyInstance) {
+  return async (method: string, url: string, opts: RequestOptions = {}): Promise<Res> => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const token = opts.token === undefined ? ROOT_TOKEN : opts.token;
+    if (token) headers['private-token'] = token;
+    let payload: string | Buffer | undefined = opts.payload;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await app.inject({ method: method as any, url, headers, payload, remoteAddress: opts.remoteAddress });
+    let body: any = undefined;
+    if (String(res.headers['content-type'] ?? '').startsWith('application/json') && res.body !== '') body = JSON.parse(res.body);
+    return { status: res.statusCode, headers: res.headers as any, body, text: res.body };
+  };
+}
+
 export const freshPostgresUrl = (): Promise<ScratchDatabase> => scratchDatabase(process.env.ANVIL_TEST_DATABASE_URL!, 'anvil_t');
 
 let userSeq = 0;
@@ -79,20 +97,7 @@ export async function buildTestApp(
   const app = await buildApp(c, opts.extraRoutes ? { routes: [...allRoutes, ...opts.extraRoutes] } : {});
   await app.ready();
 
-  const request = async (method: string, url: string, opts: RequestOptions = {}): Promise<Res> => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    const token = opts.token === undefined ? ROOT_TOKEN : opts.token;
-    if (token) headers['private-token'] = token;
-    let payload: string | Buffer | undefined = opts.payload;
-    if (opts.body !== undefined) {
-      payload = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await app.inject({ method: method as any, url, headers, payload, remoteAddress: opts.remoteAddress });
-    let body: any = undefined;
-    if (String(res.headers['content-type'] ?? '').startsWith('application/json') && res.body !== '') body = JSON.parse(res.body);
-    return { status: res.statusCode, headers: res.headers as any, body, text: res.body };
-  };
+  const request = requester(app);
 
   return {
     dialect,
@@ -126,4 +131,25 @@ export async function buildTestApp(
 /** Asserts an object has exactly these keys (a response carries the spec's fields, no more, no less). */
 export function keysOf(o: object): string[] {
   return Object.keys(o).sort();
+}
+
+/**
+ * Another server node on `t`'s database and data dir: its own container (so its own caches) and
+ * app, as a second process would have. close() leaves the database to `t`.
+ */
+export async function buildOtherNode(t: TestApp): Promise<Pick<TestApp, 'app' | 'c' | 'request' | 'get' | 'close'>> {
+  const c = await createContainer(t.c.config, { log: pino({ level: 'silent' }) });
+  const app = await buildApp(c);
+  await app.ready();
+  const request = requester(app);
+  return {
+    app,
+    c,
+    request,
+    get: (url, token) => request('GET', url, { token }),
+    async close() {
+      await app.close();
+      await closeContainer(c);
+    },
+  };
 }

@@ -9,8 +9,13 @@ export type PersonalAccessTokenRow = Selectable<PersonalAccessTokensTable>;
 export type OauthTokenRow = Selectable<OauthAccessTokensTable>;
 export type SessionRow = Selectable<SessionsTable>;
 
-/** The token's fields that authentication reads, and its user, in one read (it runs on every request). */
-export async function findPatWithUserByDigest(db: Kysely<DB>, tokenDigest: string) {
+export interface PatWithUser {
+  pat: Pick<PersonalAccessTokenRow, 'id' | 'scopes' | 'impersonation' | 'revoked' | 'expires_at' | 'last_used_at'>;
+  user: UserRow;
+}
+
+/** The token's fields that authentication reads, and its user, in one read. */
+export async function findPatWithUserByDigest(db: Kysely<DB>, tokenDigest: string): Promise<PatWithUser | undefined> {
   const row = await db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users', 'users.id', 't.user_id')

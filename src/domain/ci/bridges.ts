@@ -4,7 +4,6 @@
 // succeeds once the downstream pipeline exists; with it the bridge mirrors the downstream
 // pipeline: running while it runs, success when it succeeds, failed when it fails, is canceled
 // or skipped (the reference's inherit_status_from_downstream). Statuses change through state.ts.
-import { childPipelineText } from '../../ci/config/index.js';
 import type { Container } from '../context.js';
 import { findCiJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
@@ -12,7 +11,7 @@ import { findProjectByFullPath, findProjectById, type ProjectRow } from '../../d
 import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { actingAs } from '../auth/actor.js';
 import { projectAccess } from '../projects/policy.js';
-import { planAndCreate, resolveRef, type PlanOutcome } from './pipelines.js';
+import { ciConfig, planAndCreate, resolveRef, type PlanOutcome } from './pipelines.js';
 import { canUpdateRef, ciAccessFrom } from './policy.js';
 import { jobPlan, setBridgeStatus, type PipelineVariableInput } from './state.js';
 
@@ -114,7 +113,7 @@ export async function triggerDownstream(c: Container, bridge: JobRow): Promise<v
       await fail(c, current, BRIDGE_FAILURES.insufficientPermissions);
       return;
     }
-    const text = childPipelineText(trigger);
+    const text = (await ciConfig()).childPipelineText(trigger);
     outcome = await planAndCreate(c, {
       project,
       ref: { ref: pipeline.ref, tag: pipeline.tag === 1, sha: pipeline.sha },

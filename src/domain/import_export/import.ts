@@ -41,7 +41,6 @@ import { getSettings } from '../settings/service.js';
 import { checkApiRateLimit } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
-import { presignS3Object } from '../../storage/s3.js';
 import { OutboundFailed, OutboundRefused, redactedUrl } from '../../outbound/request.js';
 import { insertBadge } from '../../db/repos/badges.js';
 import { openStream, type StreamResponse } from '../../outbound/stream.js';
@@ -187,6 +186,8 @@ const OBJSTORE_URL_SECONDS = 28 * 3600;
 export async function requestObjstoreImport(c: Container, actor: Actor, input: ImportRequest, src: ObjstoreSource): Promise<ImportStatusView> {
   if (!REGION.test(src.region)) throw apiError('region is invalid');
   if (!BUCKET.test(src.bucket_name)) throw apiError('bucket_name is invalid');
+  // loaded on first use: the S3 SDK is large, and start-up does not need it
+  const { presignS3Object } = await import('../../storage/s3.js');
   const bucket = {
     bucket: src.bucket_name, region: src.region, endpoint: c.config.remoteImportS3Endpoint, accessKeyId: src.access_key_id, secretAccessKey: src.secret_access_key,
   };

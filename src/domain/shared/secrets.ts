@@ -1,7 +1,9 @@
 // Tokens and passwords: only digests are stored, only creation responses show a token.
 import crypto from 'node:crypto';
 
-export const digest = (secret: string): string => crypto.createHash('sha256').update(secret).digest('hex');
+// crypto.hash (Node 20.12+) is the one-shot form, about twice as fast: every request digests its token.
+export const digest = (secret: string): string =>
+  crypto.hash ? crypto.hash('sha256', secret, 'hex') : crypto.createHash('sha256').update(secret).digest('hex');
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-';
 export function randomToken(prefix: string, length = 20): string {
