@@ -214,8 +214,9 @@ for (const dialect of DIALECTS) {
     it('creates pipelines for tags, and prefers the branch when a tag has the same name', async () => {
       const p = await makeCiProject(t);
       const tag = await t.request('POST', `/api/v4/projects/${p.id}/repository/tags`, { body: { tag_name: 'v1.0', ref: 'main' } });
-      if (tag.status === 404) {
-        // No tags API yet: make the tag in the repository directly.
+      const noTagCreation = tag.status !== 201;
+      if (noTagCreation) {
+        // No tag creation through the API (the tags list answers GET only): make the tags in the repository directly.
         const { git } = await import('../../src/git/git.js');
         const { repositoryDir } = await import('../../src/domain/repository/service.js');
         await git(['update-ref', 'refs/tags/v1.0', p.sha], { gitDir: repositoryDir(t.c, p.id) });
@@ -225,7 +226,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.tag, true);
       assert.equal(r.ref, 'v1.0');
       assert.equal(r.sha, p.sha);
-      if (tag.status === 404) {
+      if (noTagCreation) {
         const both = await createPipelineOk(t, p.id, 'main');
         assert.equal(both.tag, false);
       }
