@@ -43,15 +43,16 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
     const path = req.url.split('?')[0];
     // Under /api/ an unknown path is the API's JSON 404, never a page.
     if (path.startsWith('/api/') || path === '/api') return reply.callNotFound();
+    const found = site.find('GET', path);
+    // `/-/…` is the server's own (health, assets, internal routes): no page there is a project's.
+    // Decided before the visitor is looked up, so such a 404 costs no API call.
+    if (!found && path.startsWith('/-/')) return reply.callNotFound();
     const ctx = await pageContext(app, c, req, reply);
     try {
-      const found = site.find('GET', path);
       if (found) {
         ctx.params = found.params as Record<string, string>;
         return await send(ctx, await (found.store as { handler: SiteHandler }).handler(ctx));
       }
-      // `/-/…` is the server's own (health, assets, internal routes): no page there is a project's.
-      if (path.startsWith('/-/')) return reply.callNotFound();
       return await send(ctx, await byPath(ctx, path));
     } catch (e) {
       if (e instanceof PageNotFound || e instanceof SignInRequired) {
