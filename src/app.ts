@@ -1,11 +1,10 @@
 // buildApp(container) → a Fastify instance with every route; it never listens (main.ts does).
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import FindMyWay from 'find-my-way';
 import type { Container } from './domain/context.js';
 import { cleanupUploads, parseQuery, registerBodyParsers } from './http/content.js';
-import { INTERNAL, UNKNOWN_ROUTE, toHttpError } from './http/errors.js';
-import { registerRoute, routeUrl, sendJson, type ApiRoute } from './http/route.js';
+import { INTERNAL, toHttpError } from './http/errors.js';
+import { mountRoutes, sendJson, type ApiRoute } from './http/route.js';
 import { registerHealth } from './http/health.js';
 import { registerMetrics } from './http/metrics.js';
 import { OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
@@ -104,27 +103,10 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
 
   const routes = opts.routes ?? allRoutes;
   registerOpenApi(app, routes, c.config.externalUrl);
-  for (const r of routes) registerRoute(app, c, r);
+  const unknownRoute = mountRoutes(app, c, routes, [OPENAPI_PATH]);
   // The web interface: pages at the URLs the API hands out (after the API, whose paths win).
   registerWeb(app, c);
-
-  // A second router that only answers "does this path exist for another method?" (405 vs 404),
-  // built at the first unknown request rather than at start-up.
-  let known: ReturnType<typeof FindMyWay> | null = null;
-  const knownRoutes = () => {
-    if (known) return known;
-    known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
-    for (const r of routes) known.on(r.method, routeUrl(r), () => {});
-    known.on('GET', OPENAPI_PATH, () => {});
-    return known;
-  };
-
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0];
-    const other = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).some((m) => m !== req.method && knownRoutes().find(m, path));
-    if (other) return sendJson(reply, 405, JSON.stringify({ error: '405 Not Allowed' }));
-    return sendJson(reply, UNKNOWN_ROUTE.status, JSON.stringify(UNKNOWN_ROUTE.body));
-  });
+  app.setNotFoundHandler(unknownRoute);
 
   return app;
 }

@@ -41,7 +41,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
  */
 const JOB_TOKEN_ROUTES = new Set(['/api/v4/job', '/api/v4/job/allowed_agents']);
 
-const takesJobToken = (req: FastifyRequest): boolean => JOB_TOKEN_ROUTES.has(req.routeOptions?.url ?? '');
+const takesJobToken = (req: FastifyRequest): boolean => JOB_TOKEN_ROUTES.has(req.apiRouteUrl ?? '');
 
 export function credentialOf(req: FastifyRequest, input: Record<string, unknown>): Credential | null {
   const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();

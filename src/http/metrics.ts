@@ -4,6 +4,7 @@
 // formatting happens when /-/metrics is scraped.
 import type { FastifyInstance } from 'fastify';
 import { ANVIL_REVISION } from '../version.js';
+import { routeTemplateOf } from './route.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -97,7 +98,7 @@ export function registerMetrics(app: FastifyInstance): HttpMetrics {
   const metrics = new HttpMetrics();
   // Callback-style hook: no promise per request.
   app.addHook('onResponse', (req, reply, done) => {
-    metrics.observe(req.method, req.routeOptions.url ?? UNMATCHED, reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observe(req.method, routeTemplateOf(req) ?? UNMATCHED, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   app.get('/-/metrics', async (_req, reply) => reply.code(200).header('content-type', METRICS_CONTENT_TYPE).send(metrics.render()));
