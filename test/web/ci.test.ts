@@ -15,7 +15,7 @@ import { cloneUrl, commitFiles, gitOk, initWorkTree, type GitTestApp } from '../
 import { waitFor } from '../helpers/queue.js';
 import { launchBrowser, screenshot, seriousA11yViolations, signIn, startWebServer, type WebServer } from '../helpers/web.js';
 import { AnsiLog, logHtml } from '../../src/web/views/ansi.js';
-import { pipelineGraph } from '../../src/web/views/pipeline_graph.js';
+import { pipelineGraph, withNeeds } from '../../src/web/views/pipeline_graph.js';
 
 // A job that writes, waits until the test has its log open (the signal file appears), then writes
 // colours and a collapsed section; two jobs after it, one leaving a JUnit report (one failing
@@ -100,8 +100,34 @@ describe('web CI views (pure)', () => {
     assert.match(out, /<a class="job-node" [^>]*data-job-name="compile" data-status="success" href="\/g\/p\/-\/jobs\/1"/);
     assert.match(out, /<a class="job-node bridge" [^>]*href="\/g\/p\/-\/pipelines\/9"/);
     assert.ok(out.includes('needs unit'));
-    // ship (column 2, row 0) needs unit (column 1, row 0): a line from unit's right edge to ship's left edge
-    assert.ok(out.includes('M464 52H496V52H528'), out);
+    // ship (column 2, row 0) needs unit (column 1, row 0): a line from unit's right edge to ship's left edge,
+    // a path of its own naming both ends; the stage-order edges (unit after compile, .post) are one path
+    assert.ok(out.includes('<path class="need-edge" data-from="unit" data-to="ship" d="M464 52H496V52H528"/>'), out);
+    assert.equal([...out.matchAll(/<path class="need-edge"/g)].length, 1);
+    assert.equal([...out.matchAll(/<path class="stage-edges" d="M/g)].length, 1);
+  });
+
+  it('the graph takes needs from the needs list by name; without it, stage order', () => {
+    const job = (id: number, name: string, stage: string) => ({ id, name, stage, status: 'success', web_url: `http://h/g/p/-/jobs/${id}` });
+    const jobs = [job(1, 'build', 'build'), job(2, 'docs', 'build'), job(3, 'unit', 'test'), job(4, 'lint', 'test'), job(5, 'ship', 'deploy')];
+    // the list's ids may be older (a retry between the reads): names decide
+    const needs = [
+      { id: 30, name: 'unit', needs: ['build'] }, { id: 2, name: 'docs', needs: null }, { id: 1, name: 'build', needs: [] }, { id: 5, name: 'ship', needs: ['docs'] },
+    ];
+    const merged = withNeeds(jobs, needs);
+    assert.deepEqual(merged.map((j) => j.needs), [[], null, ['build'], undefined, ['docs']]);
+    assert.equal((jobs[2] as any).needs, undefined, 'the jobs given are not changed');
+    assert.equal(withNeeds(jobs, null), jobs);
+    const out = pipelineGraph(merged, []).text;
+    assert.deepEqual([...out.matchAll(/data-from="([^"]+)" data-to="([^"]+)"/g)].map((m) => `${m[1]}>${m[2]}`), ['build>unit', 'docs>ship']);
+    // docs (column 0, row 1) to ship (column 2, row 0) skips the test stage: not behind lint (row 1)
+    // but along the gap between rows 0 and 1, turning off the column gaps' middles (232, 496)
+    assert.ok(out.includes('data-from="docs" data-to="ship" d="M200 104H216V78H512V52H528"'), out);
+    // lint keeps the stage-order edge from the build stage
+    assert.equal([...out.matchAll(/<path class="stage-edges"/g)].length, 1);
+    const stageOnly = pipelineGraph(jobs, []).text;
+    assert.ok(!stageOnly.includes('need-edge'));
+    assert.equal([...stageOnly.matchAll(/<path /g)].length, 1);
   });
 });
 
