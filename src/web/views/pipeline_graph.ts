@@ -1,6 +1,6 @@
 // A pipeline's live part: its header facts and the stage graph. Pure (no Node APIs): the server
 // renders the page with it, and the browser re-renders the same markup from the same REST answers
-// (GET /pipelines/:id, its /jobs and /bridges) while the pipeline runs.
+// (GET /pipelines/:id, its /jobs and /bridges, and once its /needs) while the pipeline runs.
 //
 // Layout is computed here, not measured in the browser, so the edges are plain SVG lines in the
 // same coordinates as the nodes. Stages come in the order of their first job (the planner creates
@@ -18,6 +18,8 @@ export interface PipelineLive {
   /** Jobs and bridges of the pipeline (any order). */
   jobs: any[];
   bridges: any[];
+  /** GET …/pipelines/:id/needs (any order), or null when it could not be read (stage order). */
+  needs: any[] | null;
 }
 
 /** Statuses after which nothing changes by itself (polling stops). */
@@ -181,5 +183,5 @@ ${p.yaml_errors ? html`<p class="flash" role="alert">${p.yaml_errors}</p>` : ''}
 export function pipelineLive(d: PipelineLive): Html {
   return html`${pipelineFacts(d.pipeline)}
 <h2 id="graph-title">Jobs</h2>
-<div class="graph-scroll" role="region" aria-labelledby="graph-title" tabindex="0">${pipelineGraph(d.jobs, d.bridges)}</div>`;
+<div class="graph-scroll" role="region" aria-labelledby="graph-title" tabindex="0">${pipelineGraph(withNeeds(d.jobs, d.needs), withNeeds(d.bridges, d.needs))}</div>`;
 }
