@@ -1,9 +1,9 @@
 // The CI pages in a real browser against the real server (its built-in runner and queue workers
 // on): a CI file pushed with git runs a pipeline whose graph reaches success on the open page
 // without a reload, a job's log streams in with its colours and sections, the test report and
-// artifacts, the actions developers get, what a logged-out visitor of a public project sees, and
-// the 404 page for a user without access. The pure views (the log parser, the graph) are checked
-// directly too.
+// artifacts, the actions developers get, what a logged-out visitor of a public project sees, the
+// 404 page for a user without access, and jobs' needs drawn as edges. The pure views (the log
+// parser, the graph) are checked directly too.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +15,7 @@ import { cloneUrl, commitFiles, gitOk, initWorkTree, type GitTestApp } from '../
 import { waitFor } from '../helpers/queue.js';
 import { launchBrowser, screenshot, seriousA11yViolations, signIn, startWebServer, type WebServer } from '../helpers/web.js';
 import { AnsiLog, logHtml } from '../../src/web/views/ansi.js';
-import { pipelineGraph } from '../../src/web/views/pipeline_graph.js';
+import { pipelineGraph, withNeeds } from '../../src/web/views/pipeline_graph.js';
 
 // A job that writes, waits until the test has its log open (the signal file appears), then writes
 // colours and a collapsed section; two jobs after it, one leaving a JUnit report (one failing
@@ -100,8 +100,34 @@ describe('web CI views (pure)', () => {
     assert.match(out, /<a class="job-node" [^>]*data-job-name="compile" data-status="success" href="\/g\/p\/-\/jobs\/1"/);
     assert.match(out, /<a class="job-node bridge" [^>]*href="\/g\/p\/-\/pipelines\/9"/);
     assert.ok(out.includes('needs unit'));
-    // ship (column 2, row 0) needs unit (column 1, row 0): a line from unit's right edge to ship's left edge
-    assert.ok(out.includes('M464 52H496V52H528'), out);
+    // ship (column 2, row 0) needs unit (column 1, row 0): a line from unit's right edge to ship's left edge,
+    // a path of its own naming both ends; the stage-order edges (unit after compile, .post) are one path
+    assert.ok(out.includes('<path class="need-edge" data-from="unit" data-to="ship" d="M464 52H496V52H528"/>'), out);
+    assert.equal([...out.matchAll(/<path class="need-edge"/g)].length, 1);
+    assert.equal([...out.matchAll(/<path class="stage-edges" d="M/g)].length, 1);
+  });
+
+  it('the graph takes needs from the needs list by name; without it, stage order', () => {
+    const job = (id: number, name: string, stage: string) => ({ id, name, stage, status: 'success', web_url: `http://h/g/p/-/jobs/${id}` });
+    const jobs = [job(1, 'build', 'build'), job(2, 'docs', 'build'), job(3, 'unit', 'test'), job(4, 'lint', 'test'), job(5, 'ship', 'deploy')];
+    // the list's ids may be older (a retry between the reads): names decide
+    const needs = [
+      { id: 30, name: 'unit', needs: ['build'] }, { id: 2, name: 'docs', needs: null }, { id: 1, name: 'build', needs: [] }, { id: 5, name: 'ship', needs: ['docs'] },
+    ];
+    const merged = withNeeds(jobs, needs);
+    assert.deepEqual(merged.map((j) => j.needs), [[], null, ['build'], undefined, ['docs']]);
+    assert.equal((jobs[2] as any).needs, undefined, 'the jobs given are not changed');
+    assert.equal(withNeeds(jobs, null), jobs);
+    const out = pipelineGraph(merged, []).text;
+    assert.deepEqual([...out.matchAll(/data-from="([^"]+)" data-to="([^"]+)"/g)].map((m) => `${m[1]}>${m[2]}`), ['build>unit', 'docs>ship']);
+    // docs (column 0, row 1) to ship (column 2, row 0) skips the test stage: not behind lint (row 1)
+    // but along the gap between rows 0 and 1, turning off the column gaps' middles (232, 496)
+    assert.ok(out.includes('data-from="docs" data-to="ship" d="M200 104H216V78H512V52H528"'), out);
+    // lint keeps the stage-order edge from the build stage
+    assert.equal([...out.matchAll(/<path class="stage-edges"/g)].length, 1);
+    const stageOnly = pipelineGraph(jobs, []).text;
+    assert.ok(!stageOnly.includes('need-edge'));
+    assert.equal([...stageOnly.matchAll(/<path /g)].length, 1);
   });
 });
 
@@ -377,6 +403,94 @@ for (const dialect of DIALECTS) {
       await page.goto(`/alice/ci-demo/-/pipelines/${pipeline.id}`);
       assert.equal(await page.locator('button[data-api]').count(), 0);
       await screenshot(page, `${dialect}-ci-not-found`);
+    });
+
+    it("the graph draws each job's needs as an edge from the needed job, while it runs and after", async () => {
+      await fresh();
+      await signIn(page, s.url, 'alice', alice.password);
+      const signal = path.join(git.tmp, 'needs-go');
+      const needsCi = `stages: [build, test, deploy]
+compile:
+  stage: build
+  script:
+    - for i in $(seq 600); do [ -e ${signal} ] && break; sleep 0.1; done
+docs:
+  stage: build
+  script: echo docs
+unit:
+  stage: test
+  needs: [compile]
+  script: echo unit
+lint:
+  stage: test
+  script: echo lint
+ship:
+  stage: deploy
+  needs: [unit, docs]
+  script: echo ship
+`;
+      const dag = (await s.api('POST', '/projects', { name: 'needs-demo', visibility: 'private', initialize_with_readme: true }, alice.token)).body;
+      const put = await s.api('POST', `/projects/${dag.id}/repository/commits`, {
+        branch: 'main', commit_message: 'ci with needs', actions: [{ action: 'create', file_path: '.service-ci.yml', content: needsCi }],
+      }, alice.token);
+      assert.equal(put.status, 201);
+      const p = await waitFor('the needs pipeline', async () => (await s.api('GET', `/projects/${dag.id}/pipelines`, undefined, alice.token)).body[0], 60_000);
+      const listed = await s.api('GET', `/projects/${dag.id}/pipelines/${p.id}/needs`, undefined, alice.token);
+      assert.deepEqual(
+        Object.fromEntries(listed.body.map((j: any) => [j.name, j.needs])),
+        { compile: null, docs: null, unit: ['compile'], lint: null, ship: ['unit', 'docs'] },
+      );
+
+      const res = await page.goto(new URL(p.web_url).pathname);
+      assert.equal(res!.status(), 200);
+      await page.evaluate(() => ((window as any).__sameDocument = true));
+      const live = page.locator('[data-pipeline-live]');
+      assert.notEqual(await live.getAttribute('data-status'), 'success', 'compile waits for the signal');
+
+      /** The drawn needs edges as `from>to`, each checked to run from the needed job's right edge to the needing job's left edge. */
+      const drawnEdges = () =>
+        // (no named functions inside: the test's compiler would wrap them in a helper the page lacks)
+        page.evaluate(() => {
+          const svg = document.querySelector('.graph-edges')!.getBoundingClientRect();
+          return [...document.querySelectorAll<SVGPathElement>('.graph-edges path.need-edge')].map((e) => {
+            const [from, to] = [e.dataset.from!, e.dataset.to!].map((name) =>
+              document.querySelector(`.job-node[data-job-name="${CSS.escape(name)}"]`)!.getBoundingClientRect());
+            const start = e.getPointAtLength(0);
+            const end = e.getPointAtLength(e.getTotalLength());
+            const gaps = [
+              svg.left + start.x - from.right, svg.top + start.y - (from.top + from.height / 2),
+              svg.left + end.x - to.left, svg.top + end.y - (to.top + to.height / 2),
+            ];
+            // and on its way it passes behind no other job
+            const others = [...document.querySelectorAll<HTMLElement>('.job-node')]
+              .filter((n) => n.dataset.jobName !== e.dataset.from && n.dataset.jobName !== e.dataset.to)
+              .map((n) => [n.dataset.jobName, n.getBoundingClientRect()] as const);
+            const behind = new Set<string>();
+            for (let at = 0; at <= e.getTotalLength(); at += 2) {
+              const pt = e.getPointAtLength(at);
+              const [x, y] = [svg.left + pt.x, svg.top + pt.y];
+              for (const [name, r] of others) if (x > r.left && x < r.right && y > r.top && y < r.bottom) behind.add(name!);
+            }
+            const loose = gaps.every((g) => Math.abs(g) <= 1) ? '' : ` (loose: ${gaps.join(',')})`;
+            return `${e.dataset.from}>${e.dataset.to}${loose}${behind.size ? ` (behind ${[...behind].join(',')})` : ''}`;
+          }).sort();
+        });
+      const expected = ['compile>unit', 'docs>ship', 'unit>ship'];
+      assert.deepEqual(await drawnEdges(), expected);
+      // lint has no needs: it keeps the stage-order edge from the build stage (one path of its own)
+      assert.equal(await page.locator('.graph-edges path.stage-edges').count(), 1);
+      assert.match((await page.locator('[data-job-name="ship"]').textContent())!, /needs unit, docs/);
+      assert.deepEqual(await seriousA11yViolations(page), []);
+      await screenshot(page, `${dialect}-ci-pipeline-needs-running`);
+
+      // The page follows the run; its re-rendered graph keeps the needs edges.
+      fs.writeFileSync(signal, '');
+      await page.locator('[data-pipeline-live][data-status="success"]').waitFor({ timeout: 60_000 });
+      assert.equal(await page.evaluate(() => (window as any).__sameDocument), true, 'the pipeline page was not reloaded');
+      assert.deepEqual(await page.locator('.job-node').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.status)), Array(5).fill('success'));
+      assert.deepEqual(await drawnEdges(), expected);
+      assert.equal(await page.locator('.graph-edges path.stage-edges').count(), 1);
+      await screenshot(page, `${dialect}-ci-pipeline-needs`);
     });
   });
 }

@@ -3,14 +3,14 @@ import type { Static } from '@sinclair/typebox';
 import type { Container } from '../../domain/context.js';
 import type { PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import type { AllowedAgentsView, JobView } from '../../domain/ci/jobs.js';
+import type { AllowedAgentsView, JobNeeds as JobNeedsView, JobView } from '../../domain/ci/jobs.js';
 import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from '../../domain/ci/built_in_runner.js';
 import { jobWebUrl, pipelineWebUrl } from '../../domain/ci/variables.js';
 import { presentPipelineBasic } from '../pipelines/present.js';
 import { presentProjectSimple } from '../projects/present.js';
 import { presentUser, presentUserBasic } from '../users/present.js';
 import type { UserProfile } from '../users/schemas.js';
-import type { AllowedAgents, Bridge, Job, JobCommit, JobRunner } from './schemas.js';
+import type { AllowedAgents, Bridge, Job, JobCommit, JobNeeds, JobRunner } from './schemas.js';
 
 /** The built-in runner, the one runner every job runs on (an instance runner; online where it is on). */
 export function presentRunner(c: Container): Static<typeof JobRunner> {
@@ -116,3 +116,6 @@ export function presentAllowedAgents(c: Container, v: AllowedAgentsView): Static
     user: presentUserBasic(c, v.user),
   };
 }
+
+/** A job's needs (the Anvil extension's item). */
+export const presentJobNeeds = (v: JobNeedsView): Static<typeof JobNeeds> => ({ id: v.id, name: v.name, needs: v.needs });

@@ -1,15 +1,16 @@
-// CI jobs: project and pipeline job lists, bridges, one job, its log, cancel / retry / erase /
-// play, and what a running job's token may read (GET /job, /job/allowed_agents).
+// CI jobs: project and pipeline job lists, bridges, a pipeline's needs (an Anvil extension), one
+// job, its log, cancel / retry / erase / play, and what a running job's token may read (GET /job,
+// /job/allowed_agents).
 import { Type as T } from '@sinclair/typebox';
 import {
   allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobArtifactsArchive, jobTrace, listPipelineBridges, listPipelineJobs,
-  listProjectJobs, playProjectJob, retryProjectJob,
+  listPipelineNeeds, listProjectJobs, playProjectJob, retryProjectJob,
 } from '../../domain/ci/jobs.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
-import { presentAllowedAgents, presentBridge, presentJob } from './present.js';
-import { AllowedAgents, Bridge, ErasedJob, Job, JobScope, PlayVariable } from './schemas.js';
+import { presentAllowedAgents, presentBridge, presentJob, presentJobNeeds } from './present.js';
+import { AllowedAgents, Bridge, ErasedJob, Job, JobNeeds, JobScope, PlayVariable } from './schemas.js';
 
 const TAG = 'jobs';
 const JobParams = T.Object({ id: IdOrPath, job_id: T.Integer() });
@@ -52,6 +53,19 @@ export const jobRoutes = [
     paginated: true,
     handler: async ({ c, actor, input, page }) =>
       mapPage(await listPipelineBridges(c, actor, input.id, input.pipeline_id, input.scope, page), (v) => presentBridge(c, v)),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/pipelines/:pipeline_id/needs',
+    tag: TAG,
+    summary:
+      "Anvil extension: a pipeline's current jobs and bridges, newest first, with the names of the jobs each needs " +
+      '(null: it waits for the stages before its own); read as the pipeline\'s jobs list',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, pipeline_id: T.Integer() }),
+    response: JobNeeds,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) => mapPage(await listPipelineNeeds(c, actor, input.id, input.pipeline_id, page), presentJobNeeds),
   }),
   route({
     method: 'GET',

@@ -86,6 +86,16 @@ export const Bridge = T.Object({
   downstream_pipeline: Nullable(JobPipeline),
 });
 
+/**
+ * An Anvil extension (GET /projects/:id/pipelines/:pipeline_id/needs): a job or bridge and the
+ * jobs it needs by name; `needs` null when it waits for the stages before its own, [] for `needs: []`.
+ */
+export const JobNeeds = T.Object({
+  id: T.Integer(),
+  name: T.String(),
+  needs: Nullable(T.Array(T.String())),
+});
+
 /** GET /job/allowed_agents (spec "Job-token lookup: allowed agents response"). */
 export const AllowedAgents = T.Object({
   allowed_agents: T.Array(T.Object({ id: T.Integer(), config_project: ProjectIdentity })),

@@ -1,4 +1,4 @@
-// CI job lists: a project's jobs, a pipeline's jobs or bridges, newest first, one page at a time;
+// CI job lists: a project's jobs, a pipeline's jobs or bridges (or their plans), newest first, one page at a time;
 // and the rows a page of jobs needs to be presented (users), each in one query.
 import type { Kysely } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
@@ -32,6 +32,18 @@ export function pagePipelineJobs(db: Kysely<DB>, pipelineIds: number[], f: JobLi
   let q = db.selectFrom('ci_jobs').selectAll().where('pipeline_id', 'in', pipelineIds).where('type', '=', f.type);
   if (f.statuses) q = q.where('status', 'in', [...f.statuses]);
   if (!f.includeRetried) q = q.where('retried', '=', 0);
+  return runPage(db, q.orderBy('id', 'desc'), page);
+}
+
+/** A job's id, name and plan (`options`): what its `needs` are read from. */
+export type JobPlanRow = Pick<JobRow, 'id' | 'name' | 'options'>;
+
+/**
+ * The current (not retried) jobs and bridges of one pipeline by descending id, with their plans.
+ * Uses (pipeline_id, id).
+ */
+export function pagePipelinePlans(db: Kysely<DB>, pipelineId: number, page: PageRequest): Promise<PageResult<JobPlanRow>> {
+  const q = db.selectFrom('ci_jobs').select(['id', 'name', 'options']).where('pipeline_id', '=', pipelineId).where('retried', '=', 0);
   return runPage(db, q.orderBy('id', 'desc'), page);
 }
 

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { JOB_STATUSES } from '../../ci/status.js';
 import type { Container } from '../context.js';
 import { findProjectJob, findCiJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
-import { pageProjectJobs, pagePipelineJobs, usersByIds } from '../../db/repos/ci_job_lists.js';
+import { pagePipelinePlans, pageProjectJobs, pagePipelineJobs, usersByIds, type JobPlanRow } from '../../db/repos/ci_job_lists.js';
 import { findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
@@ -15,13 +15,13 @@ import { view as projectView, type ProjectView } from '../projects/service.js';
 import { findProject } from '../projects/find.js';
 import { getSettings } from '../settings/service.js';
 import { durationSeconds } from '../shared/duration.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import { mapPage, type PageRequest, type PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
 import type { UserView } from '../users/service.js';
 import { canReadProfile } from '../users/policy.js';
 import { artifactsOfJobs, eraseJobArtifacts, type ArtifactRow } from './artifacts.js';
 import { canEraseJob, canUpdateRef, ciAccess, requireCiRead, requireCiWrite, type CiAccess } from './policy.js';
-import { cancelJob, playJob, retryJob } from './state.js';
+import { cancelJob, jobPlan, playJob, retryJob } from './state.js';
 import { readTrace } from './traces.js';
 
 /** A job with what its Job (or Bridge) shape shows, loaded in a few queries per page. */
@@ -108,6 +108,8 @@ export async function listProjectJobs(
   return viewPage(c, actor, row, jobs);
 }
 
+const NO_JOBS: PageResult<never> = { items: [], total: 0, hasNext: false };
+
 async function projectPipeline(c: Container, project: ProjectRow, pipelineId: number): Promise<PipelineRow> {
   const p = await findProjectPipeline(c.db, project.id, pipelineId);
   if (!p) throw recordNotFound();
@@ -128,15 +130,70 @@ export async function listPipelineJobs(
   opts: { scope?: readonly string[]; includeRetried: boolean },
   page: PageRequest,
 ): Promise<PageResult<JobView>> {
+  const { row, pipeline, read } = await pipelineJobsAccess(c, actor, idOrPath, pipelineId);
+  if (!read) return NO_JOBS;
+  const filter = { type: 'build' as const, statuses: statusesOf(opts.scope), includeRetried: opts.includeRetried };
+  return viewPage(c, actor, row, await pagePipelineJobs(c.db, [pipeline.id], filter, page));
+}
+
+/**
+ * Who may list a pipeline's jobs (the reference's jobs finder): 404 'Project' for a project the
+ * actor cannot see, 403 without read_pipeline, the pipeline's 404 for an id that is not the
+ * project's; `read` false (read_pipeline without read_build) lists nothing.
+ */
+async function pipelineJobsAccess(
+  c: Container, actor: Actor | null, idOrPath: number | string, pipelineId: number,
+): Promise<{ row: ProjectRow; pipeline: PipelineRow; read: boolean }> {
   const found = await findProject(c, actor, idOrPath);
-  const row = found.row;
   const a = await ciAccess(c, actor, found);
   if (!a.visible) throw notFound('Project');
   if (!a.readPipelines) throw forbidden();
-  const pipeline = await projectPipeline(c, row, pipelineId);
-  if (!a.read) return { items: [], total: 0, hasNext: false };
-  const filter = { type: 'build' as const, statuses: statusesOf(opts.scope), includeRetried: opts.includeRetried };
-  return viewPage(c, actor, row, await pagePipelineJobs(c.db, [pipeline.id], filter, page));
+  const pipeline = await projectPipeline(c, found.row, pipelineId);
+  return { row: found.row, pipeline, read: a.read };
+}
+
+/** A job or bridge of a pipeline and the names of the jobs it needs. */
+export interface JobNeeds {
+  id: number;
+  name: string;
+  /** null: the job waits for the stages before its own (no `needs:`); [] (`needs: []`): it starts at once. */
+  needs: string[] | null;
+}
+
+/**
+ * The jobs a job needs, by name, as its stored plan has them (parallel jobs expanded, optional
+ * needs of jobs that are not in the pipeline dropped); null when it keeps stage order. A plan that
+ * does not say (a row written by an older importer, a seeding script) keeps stage order.
+ */
+export function neededJobNames(row: Pick<JobRow, 'options'>): string[] | null {
+  let needs: unknown;
+  try {
+    needs = jobPlan(row).needs;
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(needs)) return null;
+  return needs.map((n: unknown) => (n && typeof n === 'object' ? (n as { job?: unknown }).job : null)).filter((n): n is string => typeof n === 'string');
+}
+
+const jobNeeds = (row: JobPlanRow): JobNeeds => ({ id: row.id, name: row.name, needs: neededJobNames(row) });
+
+/**
+ * GET /projects/:id/pipelines/:pipeline_id/needs (an Anvil extension: the reference has no REST
+ * answer with needs; its pipeline page reads them from a web-only JSON): the pipeline's current
+ * jobs and bridges with the names of the jobs each needs, newest first. Who may call it and what
+ * they get are those of the pipeline's jobs list (pipelineJobsAccess).
+ */
+export async function listPipelineNeeds(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  pipelineId: number,
+  page: PageRequest,
+): Promise<PageResult<JobNeeds>> {
+  const { pipeline, read } = await pipelineJobsAccess(c, actor, idOrPath, pipelineId);
+  if (!read) return NO_JOBS;
+  return mapPage(await pagePipelinePlans(c.db, pipeline.id, page), jobNeeds);
 }
 
 /** GET /projects/:id/pipelines/:pipeline_id/bridges: the pipeline's trigger jobs, newest first. */

@@ -30,6 +30,16 @@ async function allPages(api: ApiClient, path: string): Promise<any[]> {
   return out;
 }
 
+/** Every page of a list the page can do without (the graph's needs): null when it cannot be read. */
+async function allPagesOrNull(api: ApiClient, path: string): Promise<any[] | null> {
+  try {
+    return await allPages(api, path);
+  } catch (e) {
+    if (e instanceof PageNotFound) return null;
+    throw e;
+  }
+}
+
 const idParam = (ctx: ProjectPageContext): number => {
   if (!/^\d{1,12}$/.test(ctx.params.id)) throw new PageNotFound();
   return Number(ctx.params.id);
@@ -147,10 +157,11 @@ async function pipelineHeader(ctx: ProjectPageContext, id: number) {
 async function pipelinePage(ctx: ProjectPageContext) {
   const id = idParam(ctx);
   const pid = ctx.project.id;
-  const [{ pl, testCount }, jobs, bridges] = await Promise.all([
+  const [{ pl, testCount }, jobs, bridges, needs] = await Promise.all([
     pipelineHeader(ctx, id),
     allPages(ctx.api, `/projects/${pid}/pipelines/${id}/jobs`),
     allPages(ctx.api, `/projects/${pid}/pipelines/${id}/bridges`),
+    allPagesOrNull(ctx.api, `/projects/${pid}/pipelines/${id}/needs`),
   ]);
   return {
     title: `Pipeline #${id} · ${ctx.project.name_with_namespace}`,
@@ -159,7 +170,7 @@ async function pipelinePage(ctx: ProjectPageContext) {
 <div class="toolbar"><h1>Pipeline #${id}</h1>${pipelineActions(ctx, pl)}</div>
 ${pipelineTabs(ctx, id, 'pipeline', testCount)}
 <div data-pipeline-live data-project-id="${pid}" data-pipeline-id="${id}" data-status="${pl.status}" aria-live="off">
-${pipelineLive({ pipeline: pl, jobs, bridges })}
+${pipelineLive({ pipeline: pl, jobs, bridges, needs })}
 </div>
 <p class="muted live-note" data-live-note>${isFinished(pl.status) ? '' : 'Statuses update while the pipeline runs.'}</p>`,
   };

@@ -1,12 +1,14 @@
 // A pipeline's live part: its header facts and the stage graph. Pure (no Node APIs): the server
 // renders the page with it, and the browser re-renders the same markup from the same REST answers
-// (GET /pipelines/:id, its /jobs and /bridges) while the pipeline runs.
+// (GET /pipelines/:id, its /jobs and /bridges, and once its /needs) while the pipeline runs.
 //
 // Layout is computed here, not measured in the browser, so the edges are plain SVG lines in the
 // same coordinates as the nodes. Stages come in the order of their first job (the planner creates
 // jobs stage by stage as the file lists them; `.pre` first, `.post` last). A job's edges go to
-// the jobs it needs when the job says so (`needs`: names); otherwise to the stage before it, as the
-// reference's stage view draws it (a job without needs waits for the whole previous stage).
+// the jobs it needs when the job says so (`needs`: names, see withNeeds); otherwise to the stage
+// before it, as the reference's stage view draws it (a job without needs waits for the whole
+// previous stage). Each needs edge is a path of its own naming both ends (data-from, data-to);
+// the stage-order edges are one path.
 import { encodePath, html, type Html } from '../html.js';
 import { duration, shortSha, statusBadge, when } from './common.js';
 import { sitePath } from './lists.js';
@@ -16,6 +18,8 @@ export interface PipelineLive {
   /** Jobs and bridges of the pipeline (any order). */
   jobs: any[];
   bridges: any[];
+  /** GET …/pipelines/:id/needs (any order), or null when it could not be read (stage order). */
+  needs: any[] | null;
 }
 
 /** Statuses after which nothing changes by itself (polling stops). */
@@ -57,6 +61,18 @@ function stagesOf(jobs: any[], bridges: any[]): Stage[] {
 const nodeX = (col: number): number => col * (NODE_W + COL_GAP);
 const nodeY = (row: number): number => HEAD_H + row * (NODE_H + ROW_GAP);
 
+/**
+ * The jobs (or bridges) with the `needs` that GET …/pipelines/:id/needs gave their names
+ * (`[{id, name, needs}]`, needs null for stage order). Matched by name, not id: a job's needs are
+ * its plan's, the same for every try, so a retry between the two reads changes nothing. Without
+ * that answer (null) the jobs stay as they are and the graph keeps stage order.
+ */
+export function withNeeds(jobs: any[], needs: any[] | null): any[] {
+  if (!needs) return jobs;
+  const byName = new Map<string, unknown>(needs.filter((n) => typeof n?.name === 'string').map((n) => [n.name, n.needs ?? null]));
+  return jobs.map((j) => (byName.has(j.name) ? { ...j, needs: byName.get(j.name) } : j));
+}
+
 /** The names a job needs, if the API's job says (strings or `{name}` objects); null = stage order. */
 function needsOf(job: any): string[] | null {
   if (!Array.isArray(job.needs)) return null;
@@ -67,13 +83,25 @@ function edgesSvg(stages: Stage[], width: number, height: number): Html {
   const byName = new Map<string, Node>();
   for (const s of stages) for (const n of s.nodes) byName.set(n.job.name, n);
   const paths: string[] = [];
+  const needEdges: Html[] = [];
   const line = (from: Node, to: Node) => {
     const x1 = nodeX(from.col) + NODE_W;
     const y1 = nodeY(from.row) + NODE_H / 2;
     const x2 = nodeX(to.col);
     const y2 = nodeY(to.row) + NODE_H / 2;
-    const mid = x2 - COL_GAP / 2;
-    paths.push(`M${x1} ${y1}H${mid}V${y2}H${x2}`);
+    let d: string;
+    if (to.col - from.col > 1) {
+      // Over the stages in between: along the gap between two rows (rows line up in every column,
+      // so no job is there), above the needed job's row or below it towards the needing job's, so
+      // the line never runs behind a job it does not join. Its turns sit off the column gaps'
+      // middles, where the stage-order buses and the next stage's edges turn.
+      const lane = to.row > from.row ? nodeY(from.row) + NODE_H + ROW_GAP / 2 : nodeY(from.row) - ROW_GAP / 2;
+      d = `M${x1} ${y1}H${x1 + COL_GAP / 4}V${lane}H${x2 - COL_GAP / 4}V${y2}H${x2}`;
+    } else {
+      const mid = x2 - COL_GAP / 2;
+      d = `M${x1} ${y1}H${mid}V${y2}H${x2}`;
+    }
+    needEdges.push(html`<path class="need-edge" data-from="${from.job.name}" data-to="${to.job.name}" d="${d}"/>`);
   };
   for (const s of stages) {
     for (const n of s.nodes) {
@@ -101,7 +129,8 @@ function edgesSvg(stages: Stage[], width: number, height: number): Html {
     const rows = [...prev.map((n) => n.row), ...waiting.map((n) => n.row)];
     paths.push(`M${mid} ${nodeY(Math.min(...rows)) + NODE_H / 2}V${nodeY(Math.max(...rows)) + NODE_H / 2}`);
   }
-  return html`<svg class="graph-edges" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" aria-hidden="true" focusable="false"><path d="${paths.join('')}"/></svg>`;
+  const stageEdges = paths.length ? html`<path class="stage-edges" d="${paths.join('')}"/>` : '';
+  return html`<svg class="graph-edges" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" aria-hidden="true" focusable="false">${stageEdges}${needEdges}</svg>`;
 }
 
 function nodeHtml(n: Node): Html {
@@ -154,5 +183,5 @@ ${p.yaml_errors ? html`<p class="flash" role="alert">${p.yaml_errors}</p>` : ''}
 export function pipelineLive(d: PipelineLive): Html {
   return html`${pipelineFacts(d.pipeline)}
 <h2 id="graph-title">Jobs</h2>
-<div class="graph-scroll" role="region" aria-labelledby="graph-title" tabindex="0">${pipelineGraph(d.jobs, d.bridges)}</div>`;
+<div class="graph-scroll" role="region" aria-labelledby="graph-title" tabindex="0">${pipelineGraph(withNeeds(d.jobs, d.needs), withNeeds(d.bridges, d.needs))}</div>`;
 }
