@@ -254,8 +254,9 @@ export function mountRoutes(app: FastifyInstance, c: Container, routes: ApiRoute
     req.apiRouteUrl = store.url;
     return store.run(req, reply);
   };
-  // HEAD is exposed by Fastify for the GET.
-  const mounts = [`${API_PREFIX}/*`, ...new Set(routes.filter((r) => r.outsideApi).map((r) => r.path))];
-  for (const url of mounts) app.route({ method: API_METHODS, url, handler: dispatch, config: { api: true } });
+  // HEAD is exposed by Fastify for the GET. A route outside /api/v4 is mounted on its own method
+  // only: another method there reaches the not-found handler, which answers `unknownRoute` too.
+  app.route({ method: API_METHODS, url: `${API_PREFIX}/*`, handler: dispatch, config: { api: true } });
+  for (const r of routes.filter((r) => r.outsideApi)) app.route({ method: r.method, url: r.path, handler: dispatch, config: { api: true } });
   return unknownRoute;
 }
