@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The `anvil` command: serve | migrate | token create.
 import { Command } from 'commander';
 import { buildApp } from './app.js';
@@ -109,4 +108,5 @@ program
     }
   });
 
-await program.parseAsync(process.argv);
+// Not a top-level await: the bundle is CommonJS (src/launch.ts). A failure still exits 1, as an unhandled rejection.
+void program.parseAsync(process.argv);

@@ -19,7 +19,7 @@ export function layout(s: Shell): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${s.title} · Anvil</title>
+<title>${s.title} &middot; Anvil</title>
 ${s.csrf ? html`<meta name="csrf-token" content="${s.csrf}">` : ''}
 <link rel="stylesheet" href="${assetUrl('app.css')}">
 <script type="module" src="${assetUrl('app.js')}"></script>

@@ -60,7 +60,7 @@ export const adminPages: SitePage[] = [
         aside: adminNav('overview'),
         body: html`<h1>Admin area</h1>
 <div class="stats">
-${card('Users', users, '/admin/users', (users.body as any[]).map((u) => html`<li><a href="/admin/users/${encodeURIComponent(u.username)}">${u.name}</a> <span class="muted">@${u.username} · ${when(u.created_at)}</span></li>`))}
+${card('Users', users, '/admin/users', (users.body as any[]).map((u) => html`<li><a href="/admin/users/${encodeURIComponent(u.username)}">${u.name}</a> <span class="muted">@${u.username} &middot; ${when(u.created_at)}</span></li>`))}
 ${card('Projects', projects, '/explore/projects', (projects.body as any[]).map((p) => html`<li><a href="${sitePath(p.web_url)}">${p.name_with_namespace}</a> <span class="muted">${when(p.created_at)}</span></li>`))}
 ${card('Groups', groups, null, (groups.body as any[]).map((g) => html`<li><a href="${sitePath(g.web_url)}">${g.full_name}</a> <span class="muted">${when(g.created_at)}</span></li>`))}
 </div>`,

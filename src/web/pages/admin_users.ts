@@ -126,7 +126,7 @@ ${pagerLinks(pagerOf(a), (n) => href({ page: String(n) }))}`,
         aside: adminNav('users'),
         body: html`<p class="breadcrumbs"><a href="/admin/users">Users</a></p>
 <div class="toolbar"><h1>${u.name}</h1>${stateBadges(u)}</div>
-<p class="muted">@${u.username} · <a href="${sitePath(u.web_url)}">Profile page</a></p>
+<p class="muted">@${u.username} &middot; <a href="${sitePath(u.web_url)}">Profile page</a></p>
 <section class="panel" aria-labelledby="account-title">
   <h2 id="account-title">Account</h2>
   <dl class="facts">

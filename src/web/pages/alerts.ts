@@ -50,7 +50,7 @@ export function testAlertForm(p: any, integrations: any[] | null): Html {
           (i) => html`<option value="${i.id}">${i.name} (ID ${i.id})${i.active ? '' : ' — inactive'}</option>`,
         )}</select></label>`
       : html`<label><span>Integration ID</span><input type="number" name="integration_id" min="1" required></label>
-  <p class="muted">A maintainer finds the ID in Settings → Alert integrations.</p>`
+  <p class="muted">A maintainer finds the ID in Settings &rarr; Alert integrations.</p>`
   }
   <label><span>Alert payload (JSON)</span><textarea name="payload" data-type="json" class="mono" rows="8" required>${SAMPLE_PAYLOAD}</textarea></label>
   <button type="submit" class="primary">Send test alert</button>
@@ -60,7 +60,7 @@ export function testAlertForm(p: any, integrations: any[] | null): Html {
 function integrationRow(p: any, i: any): Html {
   const api = `/projects/${p.id}/alert_integrations/${i.id}`;
   return html`<li class="panel" data-action-scope>
-  <p><strong>${i.name}</strong> <span class="muted">ID ${i.id} · HTTP endpoint · created ${when(i.created_at)}</span>
+  <p><strong>${i.name}</strong> <span class="muted">ID ${i.id} &middot; HTTP endpoint &middot; created ${when(i.created_at)}</span>
     <span class="state ${i.active ? 'ok' : 'warn'}">${i.active ? 'Active' : 'Inactive'}</span></p>
   <label><span>Webhook URL of ${i.name}</span><input type="text" readonly id="integration-${i.id}-url" value="${i.url}"></label>
   <button type="button" data-copy="integration-${i.id}-url">Copy URL<span class="visually-hidden"> of ${i.name}</span></button>
@@ -144,7 +144,7 @@ ${
 <nav class="tabs" aria-label="Alert status"><ul>${tab(null, 'All alerts')}${STATUSES.map((s) => tab(s, label(s)))}</ul></nav>
 <form method="get" action="${base}" class="toolbar" role="search">
   ${current ? html`<input type="hidden" name="status" value="${current}">` : ''}
-  <label><span class="visually-hidden">Search alerts</span><input type="text" name="search" value="${search ?? ''}" placeholder="Search or filter results…"></label>
+  <label><span class="visually-hidden">Search alerts</span><input type="text" name="search" value="${search ?? ''}" placeholder="Search or filter results&hellip;"></label>
   <button type="submit">Search</button>
 </form>
 ${
@@ -184,7 +184,7 @@ ${pagerLinks(pagerOf(a), (n) => `${base}?${new URLSearchParams({ ...(current ? {
         section: 'alerts',
         body: html`<p class="breadcrumbs"><a href="${alertsBase(p)}">Alerts</a> / #${al.iid}</p>
 <h1>${al.title}</h1>
-<p>${severity(al.severity)} · Started ${when(al.started_at)}${al.monitoring_tool ? html` by ${al.monitoring_tool}` : ''}</p>
+<p>${severity(al.severity)} &middot; Started ${when(al.started_at)}${al.monitoring_tool ? html` by ${al.monitoring_tool}` : ''}</p>
 <form class="toolbar" data-api="/projects/${p.id}/alert_management_alerts/${al.iid}" data-method="PUT">
   <label><span>Status</span> <select name="status">${STATUSES.map((s) => html`<option value="${s}"${s === al.status ? html` selected` : ''}>${label(s)}</option>`)}</select></label>
   <button type="submit">Update status</button>

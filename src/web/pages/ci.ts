@@ -186,11 +186,11 @@ async function testReportPage(ctx: ProjectPageContext) {
     body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / <a href="${sitePath(pl.web_url)}">#${id}</a></p>
 <div class="toolbar"><h1>Pipeline #${id}</h1>${statusBadge(pl.status)}</div>
 ${pipelineTabs(ctx, id, 'tests', testCount)}
-<p class="test-totals"><strong>${report.total_count}</strong> tests ·
-  <span class="status-failed">${report.failed_count} failed</span> ·
-  <span class="status-failed">${report.error_count} errors</span> ·
-  <span class="muted">${report.skipped_count} skipped</span> ·
-  <span class="status-success">${report.success_count} passed</span> ·
+<p class="test-totals"><strong>${report.total_count}</strong> tests &middot;
+  <span class="status-failed">${report.failed_count} failed</span> &middot;
+  <span class="status-failed">${report.error_count} errors</span> &middot;
+  <span class="muted">${report.skipped_count} skipped</span> &middot;
+  <span class="status-success">${report.success_count} passed</span> &middot;
   ${seconds(report.total_time)}</p>
 ${
   suites.length === 0
@@ -254,7 +254,7 @@ function artifactsPanel(ctx: ProjectPageContext, job: any): Html {
   if (!job.artifacts_file) return html``;
   return html`<section class="panel" aria-labelledby="artifacts-title">
   <h2 id="artifacts-title">Job artifacts</h2>
-  <p>${job.artifacts_file.filename} · ${job.artifacts_file.size} bytes${job.artifacts_expire_at ? html` · expire ${when(job.artifacts_expire_at)}` : ''}</p>
+  <p>${job.artifacts_file.filename} &middot; ${job.artifacts_file.size} bytes${job.artifacts_expire_at ? html` &middot; expire ${when(job.artifacts_expire_at)}` : ''}</p>
   <p class="toolbar">
     <a class="button" href="${base(ctx)}/-/jobs/${job.id}/artifacts/download">Download</a>
     <a class="button" href="${base(ctx)}/-/jobs/${job.id}/artifacts/browse">Browse</a>

@@ -17,7 +17,7 @@ const VISIBILITIES: [string, string, string][] = [
 
 function visibilityChoice(current: string): Html {
   return html`<fieldset><legend>Visibility level</legend>
-  ${VISIBILITIES.map(([v, label, help]) => html`<label class="check"><input type="radio" name="visibility" value="${v}"${v === current ? html` checked` : ''}> ${label} <span class="muted">— ${help}</span></label>`)}
+  ${VISIBILITIES.map(([v, label, help]) => html`<label class="check"><input type="radio" name="visibility" value="${v}"${v === current ? html` checked` : ''}> ${label} <span class="muted">&mdash; ${help}</span></label>`)}
 </fieldset>`;
 }
 
@@ -47,7 +47,7 @@ async function overview(ctx: PageContext, group: any): Promise<Rendered> {
   <div>
     <h1>${group.full_name}</h1>
     ${group.description ? html`<p class="bio">${group.description}</p>` : ''}
-    <p class="muted">Group ID: ${group.id} · ${group.visibility}</p>
+    <p class="muted">Group ID: ${group.id} &middot; ${group.visibility}</p>
   </div>
 </div>
 ${
@@ -62,7 +62,7 @@ ${
 ${
   subs.length === 0
     ? html`<p class="muted">No subgroups.</p>`
-    : html`<ul class="plain">${subs.map((g) => html`<li><a href="${sitePath(g.web_url)}">${g.name}</a> <span class="muted">${g.visibility}${g.description ? html` · ${g.description}` : ''}</span></li>`)}</ul>`
+    : html`<ul class="plain">${subs.map((g) => html`<li><a href="${sitePath(g.web_url)}">${g.name}</a> <span class="muted">${g.visibility}${g.description ? html` &middot; ${g.description}` : ''}</span></li>`)}</ul>`
 }
 <h2>Projects</h2>
 ${projectList(projects.status === 200 ? projects.body : [], 'This group has no projects yet.')}

@@ -116,7 +116,7 @@ ${
     : html`<ul class="hook-list">${hooks.map(
         (h) => html`<li class="panel">
     <p><strong class="mono wrap">${h.url}</strong> ${hookState(h)}</p>
-    <p class="muted">${EVENTS.filter(([k]) => h[k]).map(([, l]) => l).join(' · ') || 'No events'} · SSL verification: ${h.enable_ssl_verification ? 'enabled' : 'disabled'}</p>
+    <p class="muted">${EVENTS.filter(([k]) => h[k]).map(([, l]) => l).join(' · ') || 'No events'} &middot; SSL verification: ${h.enable_ssl_verification ? 'enabled' : 'disabled'}</p>
     ${testButtons(p, h, 'show')}
     <div class="toolbar" data-action-scope>
       <a class="button" href="${hooksBase(p)}/${h.id}/edit">Edit<span class="visually-hidden"> ${h.url}</span></a>

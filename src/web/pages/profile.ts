@@ -43,7 +43,7 @@ export const profilePages: SitePage[] = [
     <button type="submit" class="primary">Create personal access token</button>
     <div data-result hidden class="panel new-token" role="status">
       <h3>Your new personal access token</h3>
-      <p>Make sure you save it — you won't be able to access it again.</p>
+      <p>Make sure you save it &mdash; you won't be able to access it again.</p>
       <label><span>New personal access token</span><input type="text" id="created-token" data-field="token" readonly class="mono"></label>
       <button type="button" data-copy="created-token">Copy token</button>
     </div>

@@ -74,7 +74,7 @@ ${badges.status === 200 ? badgesRow(badges.body) : ''}
 ${
   commit
     ? html`<p class="last-commit">Last commit: <a href="${projectBase(p)}/-/commit/${commit.id}">${commit.title}</a>
-  <span class="muted">· ${commit.author_name} · ${when(commit.committed_date)} ·</span> <code>${shortSha(commit.id)}</code></p>`
+  <span class="muted">&middot; ${commit.author_name} &middot; ${when(commit.committed_date)} &middot;</span> <code>${shortSha(commit.id)}</code></p>`
     : ''
 }
 <section class="panel" aria-labelledby="clone-title">

@@ -18,7 +18,7 @@ export const importSitePages: SitePage[] = [
       return {
         title: 'Import a project',
         body: html`<h1>Import a project</h1>
-<p>Upload an export file made by this or another instance (Settings → General → Export project).</p>
+<p>Upload an export file made by this or another instance (Settings &rarr; General &rarr; Export project).</p>
 <form class="stack panel" data-api="/projects/import" data-method="POST" enctype="multipart/form-data" data-then="redirect:/{path_with_namespace}/-/import">
   <label><span>Project name</span><input type="text" name="name" required></label>
   <label><span>Project URL namespace</span><select name="namespace">${namespaces.map(

@@ -49,7 +49,7 @@ async function lastCommitLine(ctx: ProjectPageContext, ref: string, path: string
   const c = a.status === 200 ? a.body[0] : undefined;
   if (!c) return html``;
   return html`<p class="last-commit"><a href="${projectBase(ctx.project)}/-/commit/${c.id}">${c.title}</a>
-  <span class="muted">· ${c.author_name} · ${when(c.committed_date)} ·</span> <code>${shortSha(c.id)}</code>
+  <span class="muted">&middot; ${c.author_name} &middot; ${when(c.committed_date)} &middot;</span> <code>${shortSha(c.id)}</code>
   <a href="${viewUrl(ctx.project, 'commits', ref, path)}">History</a></p>`;
 }
 

@@ -87,7 +87,7 @@ ${
     (t) => html`<tr>
     <td><a href="${viewUrl(p, 'tree', t.name)}">${t.name}</a></td>
     <td>${t.commit ? html`<a href="${projectBase(p)}/-/commit/${t.commit.id}"><code>${shortSha(t.commit.id)}</code></a> ${t.commit.title}<br><span class="muted">${when(t.commit.committed_date)}</span>` : ''}</td>
-    <td>${t.message ? html`<pre class="tag-message">${t.message}</pre>` : html`<span class="muted">—</span>`}</td>
+    <td>${t.message ? html`<pre class="tag-message">${t.message}</pre>` : html`<span class="muted">&mdash;</span>`}</td>
   </tr>`,
   )}
   </tbody>

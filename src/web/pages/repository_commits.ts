@@ -83,7 +83,7 @@ function fileDiff(d: any, i: number): Html {
   const removed = d.diff.split('\n').filter((l: string) => l.startsWith('-')).length;
   return html`<section class="file-diff" aria-labelledby="diff-${i}">
   <h3 id="diff-${i}"><code>${d.new_path}</code> <span class="muted">${what}</span>
-    <span class="counts"><span class="added">+${added}</span> <span class="removed">−${removed}</span></span></h3>
+    <span class="counts"><span class="added">+${added}</span> <span class="removed">&minus;${removed}</span></span></h3>
   ${d.diff ? diffTable(d.diff) : html`<p class="muted">${d.renamed_file && !d.diff ? 'File moved without changes.' : 'Binary file or a diff too large to show.'}</p>`}
 </section>`;
 }
@@ -109,13 +109,13 @@ async function commitPage(ctx: ProjectPageContext) {
 <h1>${c.title}</h1>
 ${body && c.message.includes('\n') ? html`<pre class="commit-message">${body}</pre>` : ''}
 <dl class="facts">
-  <dt>Author</dt><dd>${c.author_name} &lt;${c.author_email}&gt; · ${when(c.authored_date)}</dd>
-  ${c.committer_name !== c.author_name ? html`<dt>Committer</dt><dd>${c.committer_name} · ${when(c.committed_date)}</dd>` : ''}
+  <dt>Author</dt><dd>${c.author_name} &lt;${c.author_email}&gt; &middot; ${when(c.authored_date)}</dd>
+  ${c.committer_name !== c.author_name ? html`<dt>Committer</dt><dd>${c.committer_name} &middot; ${when(c.committed_date)}</dd>` : ''}
   <dt>Parents</dt><dd>${
     c.parent_ids.length === 0 ? html`<span class="muted">none (root commit)</span>` : c.parent_ids.map((id: string) => html`<a href="${projectBase(p)}/-/commit/${id}"><code>${shortSha(id)}</code></a> `)
   }</dd>
   <dt>Pipeline</dt><dd class="pipeline">${pipeline ? html`<a href="${sitePath(pipeline.web_url)}">${statusBadge(pipeline.status)} #${pipeline.id}</a>` : html`<span class="muted">none</span>`}</dd>
-  ${c.stats ? html`<dt>Changes</dt><dd><span class="added">+${c.stats.additions}</span> <span class="removed">−${c.stats.deletions}</span> in ${plural(Number(diffs.headers['x-total'] ?? files.length), 'file')}</dd>` : ''}
+  ${c.stats ? html`<dt>Changes</dt><dd><span class="added">+${c.stats.additions}</span> <span class="removed">&minus;${c.stats.deletions}</span> in ${plural(Number(diffs.headers['x-total'] ?? files.length), 'file')}</dd>` : ''}
 </dl>
 <p><a class="button" href="${viewUrl(p, 'tree', c.id)}">Browse files</a></p>
 <h2>Changes</h2>

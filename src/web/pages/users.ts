@@ -28,7 +28,7 @@ export async function userPage(ctx: PageContext, user: any): Promise<Rendered> {
   ${avatar(u.avatar_url && sitePath(u.avatar_url), u.name, 'large')}
   <div>
     <h1>${u.name}</h1>
-    <p class="muted">@${u.username}${u.pronouns ? html` · ${u.pronouns}` : ''}${u.state && u.state !== 'active' ? html` · ${u.state}` : ''}${u.created_at ? html` · Member since ${u.created_at.slice(0, 10)}` : ''}</p>
+    <p class="muted">@${u.username}${u.pronouns ? html` &middot; ${u.pronouns}` : ''}${u.state && u.state !== 'active' ? html` &middot; ${u.state}` : ''}${u.created_at ? html` &middot; Member since ${u.created_at.slice(0, 10)}` : ''}</p>
     ${u.bio ? html`<p class="bio">${u.bio}</p>` : ''}
     ${work || u.location ? html`<p>${work}${work && u.location ? ' · ' : ''}${u.location ?? ''}</p>` : ''}
     ${links.length ? html`<ul class="plain inline-list" aria-label="Links">${links}</ul>` : ''}
@@ -63,8 +63,8 @@ function activityList(events: any[], projects: Map<number, any>): Html {
     const push = e.push_data;
     const what = push
       ? html`${e.action_name} ${push.ref_type} ${p && push.ref && push.action !== 'removed' ? html`<a href="${sitePath(p.web_url)}/-/tree/${encodePath(push.ref)}">${push.ref}</a>` : (push.ref ?? '')}`
-      : html`${e.action_name}${e.target_type ? html` ${e.target_type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}` : ''}${e.target_title ? html` “${e.target_title}”` : ''}`;
-    return html`<li>${when(e.created_at)} — ${what}${where}${push?.commit_title ? html`<br><span class="muted">${push.commit_title}</span>` : ''}</li>`;
+      : html`${e.action_name}${e.target_type ? html` ${e.target_type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}` : ''}${e.target_title ? html` &ldquo;${e.target_title}&rdquo;` : ''}`;
+    return html`<li>${when(e.created_at)} &mdash; ${what}${where}${push?.commit_title ? html`<br><span class="muted">${push.commit_title}</span>` : ''}</li>`;
   })}
 </ul>`;
 }

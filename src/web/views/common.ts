@@ -9,7 +9,7 @@ export function statusBadge(status: string | null | undefined): Html {
 
 /** A timestamp shown in the reader's words, the exact ISO time on hover. */
 export function when(iso: string | null | undefined): Html {
-  if (!iso) return html`<span class="muted">—</span>`;
+  if (!iso) return html`<span class="muted">&mdash;</span>`;
   return html`<time datetime="${iso}" title="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>`;
 }
 

@@ -171,10 +171,10 @@ export function pipelineFacts(p: any): Html {
   return html`<p class="pipeline-facts">${statusBadge(p.status)}
   <span>for <a href="${project}/-/tree/${encodePath(p.ref)}" class="mono">${p.ref}</a></span>
   <span>at <a href="${project}/-/commit/${p.sha}" class="mono">${shortSha(p.sha)}</a></span>
-  <span>· duration <span data-field="duration">${duration(p.duration)}</span></span>
-  ${p.user ? html`<span>· triggered by <a href="${sitePath(p.user.web_url)}">${p.user.name}</a></span>` : ''}
-  <span>· created ${when(p.created_at)}</span>
-  ${p.finished_at ? html`<span>· finished ${when(p.finished_at)}</span>` : ''}
+  <span>&middot; duration <span data-field="duration">${duration(p.duration)}</span></span>
+  ${p.user ? html`<span>&middot; triggered by <a href="${sitePath(p.user.web_url)}">${p.user.name}</a></span>` : ''}
+  <span>&middot; created ${when(p.created_at)}</span>
+  ${p.finished_at ? html`<span>&middot; finished ${when(p.finished_at)}</span>` : ''}
 </p>
 ${p.yaml_errors ? html`<p class="flash" role="alert">${p.yaml_errors}</p>` : ''}`;
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// dist/anvil.mjs: runs the server bundle (dist/server.cjs) through V8's code cache. Parsing and
+// compiling the bundle was most of start-up, which integration suites pay at every run; Node 20 has
+// no compile cache of its own, so the bytecode start-up compiled is kept beside the bundle and
+// given back to V8 at the next start. The cache is named after the bundle's size and time, so a
+// rebuilt bundle never runs a stale one; V8 refuses one from another Node version, and then it is
+// written anew. Without a cache (or a writable dist/) the bundle simply compiles as usual.
+import fs from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+/** How long after start the cache is written: by then start-up has compiled what a start runs. */
+const WRITE_CACHE_AFTER_MS = 2000;
+
+const bundle = fileURLToPath(new URL('./server.cjs', import.meta.url));
+const stat = fs.statSync(bundle);
+const cacheFile = `${bundle}.${stat.size}-${Math.round(stat.mtimeMs)}.cache`;
+
+/** The cache for this very bundle, if a start has written it. */
+function readCache(): Buffer | undefined {
+  try {
+    return fs.readFileSync(cacheFile);
+  } catch {
+    return undefined; // the first start after a build
+  }
+}
+
+const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, 'utf8')), {
+  filename: bundle,
+  cachedData: readCache(), // not kept in a variable: megabytes the process need not hold
+  importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
+const server = { exports: {}, filename: bundle, id: bundle, loaded: false };
+script.runInThisContext().call(server.exports, server.exports, createRequire(bundle), server, bundle, path.dirname(bundle));
+
+// Not given a cache (undefined), or given one V8 refused (true): write this start's.
+if (script.cachedDataRejected !== false) {
+  setTimeout(() => {
+    try {
+      const tmp = `${cacheFile}.${process.pid}`;
+      fs.writeFileSync(tmp, script.createCachedData());
+      fs.renameSync(tmp, cacheFile); // whole or not at all: several servers may start at once
+    } catch {
+      // a read-only install starts without the cache
+    }
+  }, WRITE_CACHE_AFTER_MS).unref();
+}

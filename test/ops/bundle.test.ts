@@ -1,0 +1,80 @@
+// The built command, as `npm start` runs it: dist/anvil.mjs runs the one-file server bundle
+// (dist/server.cjs) through the V8 code cache the build wrote beside it. The other tests run src/
+// through tsx, so this is where the bundle itself is checked: lazily loaded parts (the PostgreSQL
+// driver, the CI file parser, git, the web pages and their assets) work from it.
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DIALECTS, ROOT_TOKEN, freshPostgresUrl } from '../helpers/build.js';
+import { ROOT, distIsFresh, startServer } from '../../bench/server.js';
+
+const DIST = path.join(ROOT, 'dist');
+const BUNDLE = path.join(DIST, 'server.cjs');
+
+/** The cache file the launcher reads for the bundle as it is now (src/launch.ts names it). */
+function cacheOfBundle(): string {
+  const st = fs.statSync(BUNDLE);
+  return path.join(DIST, `server.cjs.${st.size}-${Math.round(st.mtimeMs)}.cache`);
+}
+
+describe('the built server', () => {
+  before(() => {
+    if (distIsFresh()) return;
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs')], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  });
+
+  it('the build leaves a code cache for its bundle, and only for it', () => {
+    assert.ok(fs.existsSync(cacheOfBundle()), 'no code cache for dist/server.cjs');
+    const caches = fs.readdirSync(DIST).filter((f) => f.endsWith('.cache'));
+    assert.deepEqual(caches, [path.basename(cacheOfBundle())]);
+  });
+
+  it('prints its revision', () => {
+    const out = execFileSync(process.execPath, [path.join(DIST, 'anvil.mjs'), '--version'], { encoding: 'utf8' });
+    assert.match(out.trim(), /^anvil-\d+\.\d+\.\d+-\w+$/);
+  });
+
+  for (const dialect of DIALECTS) {
+    it(`serves the API, git, CI files and pages (${dialect})`, async () => {
+      const pgDb = dialect === 'postgres' ? await freshPostgresUrl() : null;
+      const s = await startServer({ entry: 'dist', env: { ANVIL_ROOT_TOKEN: ROOT_TOKEN, ...(pgDb ? { ANVIL_DATABASE_URL: pgDb.url } : {}) } });
+      const api = async (method: string, p: string, body?: unknown) => {
+        const r = await fetch(`${s.url}/api/v4${p}`, {
+          method,
+          headers: { 'private-token': ROOT_TOKEN, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        return { status: r.status, body: await r.json() };
+      };
+      try {
+        const project = await api('POST', '/projects', { name: 'Built', initialize_with_readme: true, visibility: 'public' });
+        assert.equal(project.status, 201, JSON.stringify(project.body));
+        const tree = await api('GET', `/projects/${project.body.id}/repository/tree`);
+        assert.deepEqual(tree.body.map((e: { name: string }) => e.name), ['README.md']);
+        const ciFile = await api('POST', `/projects/${project.body.id}/repository/files/.service-ci.yml`, {
+          branch: 'main',
+          content: 'test:\n  script: echo ok\n',
+          commit_message: 'CI',
+        });
+        assert.equal(ciFile.status, 201, JSON.stringify(ciFile.body));
+        const pipeline = await api('POST', `/projects/${project.body.id}/pipeline`, { ref: 'main' });
+        assert.equal(pipeline.status, 201, JSON.stringify(pipeline.body));
+        const jobs = await api('GET', `/projects/${project.body.id}/pipelines/${pipeline.body.id}/jobs`);
+        assert.deepEqual(jobs.body.map((j: { name: string }) => j.name), ['test']);
+
+        const page = await fetch(`${s.url}/${project.body.path_with_namespace}`);
+        assert.equal(page.status, 200);
+        const html = await page.text();
+        const script = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
+        assert.ok(script, 'the page loads its script');
+        assert.equal((await fetch(new URL(script, s.url))).status, 200);
+      } finally {
+        await s.stop();
+        await pgDb?.drop();
+      }
+    });
+  }
+});
