@@ -23,15 +23,14 @@ fs.rmSync(path.join(root, 'dist/anvil.mjs.map'), { force: true });
 for (const f of fs.existsSync(path.join(root, 'dist')) ? fs.readdirSync(path.join(root, 'dist')) : []) {
   if (f.startsWith('server.cjs.') && f.endsWith('.cache')) fs.rmSync(path.join(root, 'dist', f));
 }
+const forNode = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' };
 // The server: one CommonJS file, so that src/launch.ts can hand V8 its code cache (Node 20 caches
 // no ES module). `await import()` inside stays lazy: that module runs only when first used.
 await build({
+  ...forNode,
   entryPoints: [path.join(root, 'src/main.ts')],
   outfile: path.join(root, 'dist/server.cjs'),
-  bundle: true,
-  platform: 'node',
   format: 'cjs',
-  target: 'node20',
   sourcemap: true,
   external: ['better-sqlite3', 'pg-native'],
   // Without comments and indentation (names stay): V8 keeps the whole source in memory, as
@@ -42,21 +41,11 @@ await build({
   // The few modules that find their files from their own URL (version, web assets) see the bundle's.
   banner: { js: "const __anvilModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   define: { ANVIL_BUILD_COMMIT: JSON.stringify(commit()), 'import.meta.url': '__anvilModuleUrl' },
-  logLevel: 'warning',
 });
 // The command (`anvil`, `npm start`): the launcher that runs the server through its code cache.
-await build({
-  entryPoints: [path.join(root, 'src/launch.ts')],
-  outfile: path.join(root, 'dist/anvil.mjs'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  logLevel: 'warning',
-});
+await build({ ...forNode, entryPoints: [path.join(root, 'src/launch.ts')], outfile: path.join(root, 'dist/anvil.mjs'), format: 'esm' });
 await buildWebAssets();
 await warmCodeCache();
-
 
 /**
  * Starts the new bundle once on a scratch data dir so that it writes its code cache: the first

@@ -22,6 +22,7 @@ export type ErrorKind =
   | { kind: 'precondition_failed' }
   | { kind: 'too_many_requests'; text: string; headers?: Record<string, string> } // text/plain, with Retry-After etc.
   | { kind: 'not_modified' }
+  | { kind: 'range_not_satisfiable'; size: number }         // a byte range outside the file (416, with the file's size)
   | { kind: 'throttled' }                                     // the reference's check_rate_limit! (API-level application limits)
   | { kind: 'invalid_hook_url' }                            // a hook URL that is not http(s) or that outbound rules refuse
   | { kind: 'exact'; status: number; body: unknown };  // an exact body the reference sends
@@ -51,6 +52,7 @@ export const methodNotAllowed = (message: string | null = null) => new DomainErr
 export const preconditionFailed = () => new DomainError({ kind: 'precondition_failed' });
 export const tooManyRequests = (text: string, headers: Record<string, string> = {}) => new DomainError({ kind: 'too_many_requests', text, headers });
 export const notModified = () => new DomainError({ kind: 'not_modified' });
+export const rangeNotSatisfiable = (size: number) => new DomainError({ kind: 'range_not_satisfiable', size });
 export const throttled = () => new DomainError({ kind: 'throttled' });
 export const invalidHookUrl = () => new DomainError({ kind: 'invalid_hook_url' });
 export const exactError = (status: number, body: unknown) => new DomainError({ kind: 'exact', status, body });

@@ -59,6 +59,8 @@ export function fromKind(e: ErrorKind): HttpError {
       return { status: 429, body: e.text, headers: e.headers };
     case 'not_modified':
       return { status: 304, body: '' };
+    case 'range_not_satisfiable':
+      return { status: 416, body: '416 Range Not Satisfiable', headers: { 'content-range': `bytes */${e.size}` } };
     case 'throttled':
       return { status: 429, body: { message: { error: 'This endpoint has been requested too many times. Try again later.' } } };
     case 'invalid_hook_url':

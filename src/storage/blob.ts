@@ -6,6 +6,12 @@ export interface BlobStat {
   size: number;
 }
 
+/** Bytes `start` to `end` of a blob, both included (as in HTTP's `Range: bytes=start-end`). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface BlobStorage {
   /**
    * Stores the body under key, replacing any blob there; readers never see a partial blob.
@@ -13,8 +19,8 @@ export interface BlobStorage {
    * store maps keys to files and folders.
    */
   put(key: string, body: Readable | Buffer): Promise<BlobStat>;
-  /** The blob's bytes, or null when there is none. */
-  get(key: string): Promise<Readable | null>;
+  /** The blob's bytes (only `range` of them when given, which must lie within it), or null when there is none. */
+  get(key: string, range?: ByteRange): Promise<Readable | null>;
   stat(key: string): Promise<BlobStat | null>;
   /** Removes the blob; no error when there is none. */
   delete(key: string): Promise<void>;

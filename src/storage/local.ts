@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, assertBlobPrefix, InvalidBlobKeyError, type BlobStat, type BlobStorage } from './blob.js';
+import { assertBlobKey, assertBlobPrefix, InvalidBlobKeyError, type BlobStat, type BlobStorage, type ByteRange } from './blob.js';
 
 // Partly written blobs live here until renamed into place. Keys cannot start with a dot,
 // so no key can name this folder.
@@ -43,7 +43,7 @@ export class LocalBlobStorage implements BlobStorage {
     return { size: (await fs.promises.stat(file)).size };
   }
 
-  async get(key: string): Promise<Readable | null> {
+  async get(key: string, range?: ByteRange): Promise<Readable | null> {
     const file = this.pathOf(key);
     let fh: fs.promises.FileHandle;
     try {
@@ -57,7 +57,7 @@ export class LocalBlobStorage implements BlobStorage {
       return null;
     }
     // Opened before returning: a concurrent put or delete cannot turn this into a half-read.
-    return fh.createReadStream();
+    return fh.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
   async stat(key: string): Promise<BlobStat | null> {

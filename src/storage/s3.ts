@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Location } from '../config.js';
-import { assertBlobKey, assertBlobPrefix, type BlobStat, type BlobStorage } from './blob.js';
+import { assertBlobKey, assertBlobPrefix, type BlobStat, type BlobStorage, type ByteRange } from './blob.js';
 
 export type { S3Location };
 
@@ -53,9 +53,9 @@ export class S3BlobStorage implements BlobStorage {
     return { size };
   }
 
-  async get(key: string): Promise<Readable | null> {
+  async get(key: string, range?: ByteRange): Promise<Readable | null> {
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key), Range: range && `bytes=${range.start}-${range.end}` }));
       return (r.Body as Readable | undefined) ?? null;
     } catch (err) {
       if (isMissing(err)) return null;

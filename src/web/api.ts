@@ -13,17 +13,18 @@ export interface ApiAnswer {
 }
 
 export interface ApiClient {
-  get(path: string): Promise<ApiAnswer>;
+  /** `headers`: what the request adds to the visitor's (e.g. a `range`). */
+  get(path: string, headers?: Record<string, string>): Promise<ApiAnswer>;
 }
 
 export function apiClient(app: FastifyInstance, req: FastifyRequest): ApiClient {
   const cookie = req.headers.cookie;
   return {
-    async get(path) {
+    async get(path, headers = {}) {
       const res = await app.inject({
         method: 'GET',
         url: `/api/v4${path}`,
-        headers: cookie ? { cookie } : {},
+        headers: cookie ? { ...headers, cookie } : headers,
         remoteAddress: req.ip,
       });
       const json = String(res.headers['content-type'] ?? '').startsWith('application/json') && res.body !== '';

@@ -168,6 +168,47 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.get(`/api/v4/projects/${api.id}/jobs/abc/artifacts`, reporter.token)).status, 400);
     });
 
+    it('downloads a byte range of the archive: 206 with Content-Range, the last bytes, 416 past the end', async () => {
+      const { api, row } = await project();
+      const p = await seedPipeline(t, row, [plannedJob('build')]);
+      const { build } = await jobsOf(t, p.id);
+      await runJob(t, build.id);
+      const zip = Buffer.from('PK\x03\x04 entries PK\x05\x06'.padEnd(40, '\0'), 'binary');
+      await storeArtifact(t.c, build, { fileType: 'archive', filename: 'artifacts.zip', body: zip, expireAt: null });
+      const url = `/api/v4/projects/${api.id}/jobs/${build.id}/artifacts`;
+      const ranged = (range: string, token: string | null = reporter.token) => t.request('GET', url, { token, headers: { range } });
+      const bytes = (r: { text: string }) => Buffer.from(r.text, 'latin1');
+
+      const whole = await t.get(url, reporter.token);
+      assert.equal(whole.headers['accept-ranges'], 'bytes');
+      const first = await ranged('bytes=0-3');
+      assert.equal(first.status, 206);
+      assert.equal(first.headers['content-range'], `bytes 0-3/${zip.length}`);
+      assert.equal(first.headers['content-length'], '4');
+      assert.equal(first.headers['content-type'], 'application/zip');
+      assert.deepEqual(bytes(first), zip.subarray(0, 4));
+      const last = await ranged('bytes=-22');
+      assert.equal(last.status, 206);
+      assert.equal(last.headers['content-range'], `bytes ${zip.length - 22}-${zip.length - 1}/${zip.length}`);
+      assert.deepEqual(bytes(last), zip.subarray(zip.length - 22));
+      const clipped = await ranged(`bytes=10-${zip.length + 100}`);
+      assert.equal(clipped.headers['content-range'], `bytes 10-${zip.length - 1}/${zip.length}`);
+      assert.deepEqual(bytes(clipped), zip.subarray(10));
+      // Not a single byte range: the whole archive, as a server may answer
+      for (const ignored of ['bytes=5-2', 'bytes=0-1,4-5', 'lines=1-2']) {
+        const r = await ranged(ignored);
+        assert.deepEqual([r.status, bytes(r).length], [200, zip.length], ignored);
+      }
+      const past = await ranged(`bytes=${zip.length}-`);
+      assert.equal(past.status, 416);
+      assert.equal(past.headers['content-range'], `bytes */${zip.length}`);
+      assert.equal(past.text, '416 Range Not Satisfiable');
+      // A range changes nothing about who may read it
+      assert.equal((await ranged('bytes=0-3', outsider.token)).status, 404);
+      assert.equal((await ranged('bytes=0-3', null)).status, 404);
+      assert.equal((await ranged('bytes=0-3', guest.token)).status, 403);
+    });
+
     it('lists project jobs newest first, retried ones included, bridges not; filters by scope', async () => {
       const { api, row } = await project();
       const p = await seedPipeline(t, row, [

@@ -55,6 +55,16 @@ export function blobStorageSuite(ctx: SuiteContext): void {
     await s.delete('projects/1/exports/a.tar.gz'); // deleting twice is fine
   });
 
+  it('reads a range of a blob: its first, middle and last bytes', async () => {
+    const s = ctx.store();
+    await s.put('ci/9/artifacts.zip', Buffer.from('0123456789'));
+    const range = async (start: number, end: number) => (await readAll((await s.get('ci/9/artifacts.zip', { start, end }))!)).toString();
+    assert.equal(await range(0, 1), '01');
+    assert.equal(await range(3, 6), '3456');
+    assert.equal(await range(7, 9), '789');
+    assert.equal(await s.get('ci/9/missing.zip', { start: 0, end: 1 }), null);
+  });
+
   it('an empty blob is a blob; a missing key or a folder is not', async () => {
     const s = ctx.store();
     await s.put('empty', Buffer.alloc(0));

@@ -7,6 +7,7 @@ import {
   listPipelineNeeds, listProjectJobs, playProjectJob, retryProjectJob,
 } from '../../domain/ci/jobs.js';
 import { mapPage } from '../../domain/shared/page.js';
+import { byteRangeOf } from '../../http/range.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentAllowedAgents, presentBridge, presentJob, presentJobNeeds } from './present.js';
@@ -96,11 +97,20 @@ export const jobRoutes = [
     summary: "The job's artifacts archive (zip)",
     auth: 'optional',
     params: JobParams,
-    handler: async ({ c, actor, input }) => {
+    handler: async ({ c, actor, input, request, reply }) => {
       const a = await jobArtifactsArchive(c, actor, input.id, input.job_id);
       const name = a.filename.replace(/["\\\r\n]/g, '_');
-      return new FileBody(a.stream, 'application/zip', a.size, {
+      const headers = {
         'content-disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(a.filename)}`,
+        'accept-ranges': 'bytes',
+      };
+      // A part of the archive (the web's artifacts browser reads a zip's directory and one entry).
+      const range = byteRangeOf(request.headers.range, a.size);
+      if (!range) return new FileBody(await a.open(), 'application/zip', a.size, headers);
+      reply.status(206);
+      return new FileBody(await a.open(range), 'application/zip', range.end - range.start + 1, {
+        ...headers,
+        'content-range': `bytes ${range.start}-${range.end}/${a.size}`,
       });
     },
   }),

@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type { PlannedJob } from '../../ci/config/types.js';
 import type { Container } from '../context.js';
+import { entryDataStart, zipEntries, type ReadAt } from '../../ci/artifacts/zip.js';
 import { findJobArtifact } from '../../db/repos/ci_artifacts.js';
 import { latestJobsOfPipeline, type JobRow } from '../../db/repos/ci_jobs.js';
 
@@ -59,54 +60,13 @@ export async function downloadDependencies(c: Container, job: JobRow, plan: Plan
   return lines;
 }
 
-interface ZipEntry {
-  name: string;
-  method: number;
-  compressedSize: number;
-  offset: number;
-  mode: number;
-}
-
-async function readAt(fh: fsp.FileHandle, position: number, length: number): Promise<Buffer> {
-  const buf = Buffer.alloc(length);
-  const { bytesRead } = await fh.read(buf, 0, length, position);
-  return buf.subarray(0, bytesRead);
-}
-
-/** The central directory of a zip file. */
-async function zipEntries(fh: fsp.FileHandle): Promise<ZipEntry[]> {
-  const size = (await fh.stat()).size;
-  const tailLength = Math.min(size, 22 + 0xffff);
-  const tail = await readAt(fh, size - tailLength, tailLength);
-  let eocd = -1;
-  for (let i = tail.length - 22; i >= 0; i--) {
-    if (tail.readUInt32LE(i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) throw new Error('not a zip archive');
-  const count = tail.readUInt16LE(eocd + 10);
-  const cdSize = tail.readUInt32LE(eocd + 12);
-  const cdOffset = tail.readUInt32LE(eocd + 16);
-  const cd = await readAt(fh, cdOffset, cdSize);
-  const entries: ZipEntry[] = [];
-  let p = 0;
-  for (let i = 0; i < count; i++) {
-    if (cd.readUInt32LE(p) !== 0x02014b50) throw new Error('corrupt zip central directory');
-    const nameLength = cd.readUInt16LE(p + 28);
-    const extraLength = cd.readUInt16LE(p + 30);
-    const commentLength = cd.readUInt16LE(p + 32);
-    entries.push({
-      method: cd.readUInt16LE(p + 10),
-      compressedSize: cd.readUInt32LE(p + 20),
-      offset: cd.readUInt32LE(p + 42),
-      mode: cd.readUInt32LE(p + 38) >>> 16,
-      name: cd.subarray(p + 46, p + 46 + nameLength).toString('utf8'),
-    });
-    p += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
+/** Reads from the open archive at a position. */
+function readerOf(fh: fsp.FileHandle): ReadAt {
+  return async (position, length) => {
+    const buf = Buffer.alloc(length);
+    const { bytesRead } = await fh.read(buf, 0, length, position);
+    return buf.subarray(0, bytesRead);
+  };
 }
 
 const S_IFMT = 0o170000;
@@ -124,25 +84,27 @@ export async function unzipInto(zipFile: string, dir: string): Promise<string[]>
   const skipped: string[] = [];
   const fh = await fsp.open(zipFile, 'r');
   try {
-    for (const e of await zipEntries(fh)) {
-      const name = e.name.replace(/\/+$/, '');
+    const readAt = readerOf(fh);
+    const entries = await zipEntries(readAt, (await fh.stat()).size);
+    if (!entries) throw new Error('not a zip archive');
+    for (const e of entries) {
+      const name = e.path.replace(/\/+$/, '');
       const target = path.resolve(root, name);
-      if (!name || path.isAbsolute(e.name) || !within(root, target) || target === root) {
-        skipped.push(e.name);
+      if (!name || path.isAbsolute(e.path) || !within(root, target) || target === root) {
+        skipped.push(e.path);
         continue;
       }
-      const isDir = e.name.endsWith('/') || (e.mode & S_IFMT) === S_IFDIR;
+      const isDir = e.path.endsWith('/') || (e.mode & S_IFMT) === S_IFDIR;
       await fsp.mkdir(isDir ? target : path.dirname(target), { recursive: true });
       // The folder it goes in must really be inside (not reached through a symlink out).
       const parent = await fsp.realpath(isDir ? target : path.dirname(target));
       if (!within(root, parent)) {
-        skipped.push(e.name);
+        skipped.push(e.path);
         continue;
       }
       if (isDir) continue;
-      const local = await readAt(fh, e.offset, 30);
-      if (local.readUInt32LE(0) !== 0x04034b50) throw new Error('corrupt zip entry');
-      const start = e.offset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+      const start = await entryDataStart(readAt, e);
+      if (start === null) throw new Error('corrupt zip entry');
       const raw = fh.createReadStream({ start, end: start + e.compressedSize - 1, autoClose: false });
       const data = e.compressedSize === 0 ? null : e.method === 8 ? raw.pipe(zlib.createInflateRaw()) : e.method === 0 ? raw : null;
       if (e.compressedSize > 0 && data === null) throw new Error(`unsupported zip compression method ${e.method}`);
@@ -152,7 +114,7 @@ export async function unzipInto(zipFile: string, dir: string): Promise<string[]>
         if (data) for await (const b of data) chunks.push(b as Buffer);
         const link = Buffer.concat(chunks).toString('utf8');
         if (!within(root, path.resolve(path.dirname(target), link))) {
-          skipped.push(e.name);
+          skipped.push(e.path);
           continue;
         }
         await fsp.symlink(link, target);

@@ -3,6 +3,7 @@
 // (GET /job, /job/allowed_agents). Statuses change only through state.ts.
 import { Readable } from 'node:stream';
 import { JOB_STATUSES } from '../../ci/status.js';
+import type { ByteRange } from '../../storage/blob.js';
 import type { Container } from '../context.js';
 import { findProjectJob, findCiJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { pagePipelinePlans, pageProjectJobs, pagePipelineJobs, usersByIds, type JobPlanRow } from '../../db/repos/ci_job_lists.js';
@@ -250,14 +251,21 @@ export async function jobTrace(c: Container, actor: Actor | null, idOrPath: numb
  */
 export async function jobArtifactsArchive(
   c: Container, actor: Actor | null, idOrPath: number | string, jobId: number,
-): Promise<{ stream: Readable; size: number; filename: string }> {
+): Promise<{ size: number; filename: string; open(range?: ByteRange): Promise<Readable> }> {
   const found = await findProject(c, actor, idOrPath);
   await requireCiRead(c, actor, found);
   const job = await projectBuild(c, found.row, jobId);
   const archive = (await artifactsOfJobs(c, [job.id])).get(job.id)?.find((a) => a.file_type === 'archive');
-  const stream = archive ? await c.storage.get(archive.blob_key) : null;
-  if (!archive || !stream) throw notFound();
-  return { stream, size: archive.size, filename: archive.filename };
+  if (!archive || !(await c.storage.stat(archive.blob_key))) throw notFound();
+  return {
+    size: archive.size,
+    filename: archive.filename,
+    async open(range) {
+      const stream = await c.storage.get(archive.blob_key, range);
+      if (!stream) throw notFound(); // erased since the check above
+      return stream;
+    },
+  };
 }
 
 // ---- actions ----

@@ -1,13 +1,14 @@
 // A job's artifacts at the reference's web URLs: download (the API's archive endpoint), browse the
 // archive's folders, and one file raw. The archive comes from the REST API as the visitor
-// (GET /projects/:id/jobs/:job_id/artifacts); the API has no listing, so the page reads the zip.
+// (GET /projects/:id/jobs/:job_id/artifacts); the API has no listing, so the page reads the zip's
+// directory and the one entry it shows through byte ranges of that download, never the archive.
 import { encodePath, html } from '../html.js';
 import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { sitePath } from '../views/lists.js';
-import { zipEntries, zipEntryData, type ZipEntry } from '../zip.js';
+import { entryContent, zipEntries, type ReadAt, type ZipEntry } from '../../ci/artifacts/zip.js';
 
-/** Browsing holds the archive in memory while it is read: a larger one is offered for download only. */
-export const BROWSE_LIMIT = 32 * 1024 * 1024;
+/** A file shown raw is read whole: a larger one is left to the archive's download. */
+export const RAW_FILE_LIMIT = 16 * 1024 * 1024;
 
 async function jobOf(ctx: ProjectPageContext): Promise<any> {
   if (!/^\d{1,12}$/.test(ctx.params.id)) throw new PageNotFound();
@@ -16,12 +17,19 @@ async function jobOf(ctx: ProjectPageContext): Promise<any> {
   return job.body;
 }
 
-async function archiveOf(ctx: ProjectPageContext, job: any): Promise<{ job: any; entries: ZipEntry[]; zip: Buffer }> {
-  const a = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${ctx.params.id}/artifacts`);
-  if (a.status !== 200) throw new PageNotFound();
-  const entries = zipEntries(a.bytes);
+/** The job's archive, read by ranges through the API as the visitor, and its entries. */
+async function archiveOf(ctx: ProjectPageContext, job: any): Promise<{ entries: ZipEntry[]; readAt: ReadAt }> {
+  const size = job.artifacts_file?.size;
+  if (!Number.isInteger(size)) throw new PageNotFound();
+  const readAt: ReadAt = async (position, length) => {
+    const end = Math.min(position + length, size) - 1;
+    const a = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${job.id}/artifacts`, { range: `bytes=${position}-${end}` });
+    if (a.status !== 206) throw new PageNotFound(); // erased, expired or not readable meanwhile
+    return a.bytes;
+  };
+  const entries = await zipEntries(readAt, size);
   if (!entries) throw new PageNotFound();
-  return { job, entries, zip: a.bytes };
+  return { entries, readAt };
 }
 
 /** The folder's children: files and folders (implied by deeper paths too), folders first. */
@@ -42,15 +50,6 @@ const sizeText = (n: number): string => (n < 1024 ? `${n} B` : n < 1024 * 1024 ?
 async function browse(ctx: ProjectPageContext): Promise<PageOutcome> {
   const job = await jobOf(ctx);
   const jobBase = `/${encodePath(ctx.project.path_with_namespace)}/-/jobs/${job.id}`;
-  if ((job.artifacts_file?.size ?? 0) > BROWSE_LIMIT) {
-    return {
-      title: `Artifacts · ${job.name} · ${ctx.project.name_with_namespace}`,
-      section: 'pipelines',
-      body: html`<h1>Artifacts</h1>
-<p>This archive (${sizeText(job.artifacts_file.size)}) is too large to browse here.</p>
-<p><a class="button" href="${jobBase}/artifacts/download">Download artifacts archive</a></p>`,
-    };
-  }
   const { entries } = await archiveOf(ctx, job);
   const sub = (ctx.params['*'] ?? '').replace(/^\/+|\/+$/g, '');
   const dir = sub ? `${sub}/` : '';
@@ -81,13 +80,25 @@ async function browse(ctx: ProjectPageContext): Promise<PageOutcome> {
   };
 }
 
+function tooLargeToShow(ctx: ProjectPageContext, job: any, entry: ZipEntry): PageOutcome {
+  const jobBase = `/${encodePath(ctx.project.path_with_namespace)}/-/jobs/${job.id}`;
+  return {
+    title: `Artifacts · ${job.name} · ${ctx.project.name_with_namespace}`,
+    section: 'pipelines',
+    body: html`<h1>${entry.path}</h1>
+<p>This file (${sizeText(entry.size)}) is too large to show here.</p>
+<p><a class="button" href="${jobBase}/artifacts/download">Download artifacts archive</a></p>`,
+  };
+}
+
 async function rawFile(ctx: ProjectPageContext): Promise<PageOutcome> {
   const job = await jobOf(ctx);
-  if ((job.artifacts_file?.size ?? 0) > BROWSE_LIMIT) throw new PageNotFound();
-  const { entries, zip } = await archiveOf(ctx, job);
+  const { entries, readAt } = await archiveOf(ctx, job);
   const entry = entries.find((e) => e.path === ctx.params['*'] && !e.path.endsWith('/'));
-  const data = entry && zipEntryData(zip, entry);
-  if (!entry || !data) throw new PageNotFound();
+  if (!entry) throw new PageNotFound();
+  if (entry.size > RAW_FILE_LIMIT) return tooLargeToShow(ctx, job, entry);
+  const data = await entryContent(readAt, entry);
+  if (!data) throw new PageNotFound();
   // Shown as text when it is text; never as HTML (an artifact is whatever the job wrote).
   const text = !data.includes(0) && Buffer.from(data.toString('utf8'), 'utf8').equals(data);
   const name = entry.path.split('/').pop()!;
