@@ -309,8 +309,8 @@ for (const dialect of DIALECTS) {
       await page.getByRole('button', { name: 'Cancel pipeline' }).waitFor();
       const id = Number(new URL(page.url()).pathname.split('/').pop());
       const created = await s.api('GET', `/projects/${project.id}/pipelines/${id}`, undefined, alice.token);
-      // made through POST /projects/:id/pipeline, as any API client: source `api`
-      assert.equal(created.body.source, 'api');
+      // made through POST /projects/:id/pipeline with the browser's session: source `web`, as the reference's form
+      assert.equal(created.body.source, 'web');
       assert.equal(created.body.ref, 'main');
       // cancel it from the page; the API agrees
       await page.getByRole('button', { name: 'Cancel pipeline' }).click();

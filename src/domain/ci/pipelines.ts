@@ -299,7 +299,7 @@ async function viewOf(c: Container, project: ProjectRow, pipeline: PipelineRow):
   return { project, pipeline, user };
 }
 
-/** POST /projects/:id/pipeline (source api). */
+/** POST /projects/:id/pipeline: source `api`, or `web` when the web interface asks (a browser session), as the reference's pipeline form. */
 export async function createPipeline(c: Container, actor: Actor, idOrPath: number | string, input: CreatePipelineInput): Promise<PipelineView> {
   const found = await findProject(c, actor, idOrPath);
   const project = found.row;
@@ -315,7 +315,7 @@ export async function createPipeline(c: Container, actor: Actor, idOrPath: numbe
     project,
     ref: resolved,
     beforeSha: '0'.repeat(40),
-    source: 'api',
+    source: actor.via === 'session' ? 'web' : 'api',
     user: actor.user,
     variables,
     changedPaths: null,
