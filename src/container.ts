@@ -9,6 +9,7 @@ import { watchWrites } from './db/watch_writes.js';
 import { AuthCache } from './domain/auth/cache.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { registerBackgroundJobs, scheduleRecurringJobs } from './domain/background.js';
+import { closeRepositoryReaders } from './domain/repository/service.js';
 import type { Container } from './domain/context.js';
 import type { PatWithUser } from './db/repos/tokens.js';
 import { Queue } from './queue/queue.js';
@@ -62,5 +63,6 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
 
 export async function closeContainer(c: Container): Promise<void> {
   await c.queue.stop(); // workers finish (bounded) before their database goes away
+  closeRepositoryReaders(c);
   await c.db.destroy();
 }

@@ -1,6 +1,7 @@
 // The one way Anvil runs system git. A user value never becomes an option (anything starting
 // with `-` is refused), and the environment is pinned: no system or global config, C locale,
-// no prompts, no pager. Large outputs stream; small ones are buffered.
+// no prompts, no pager. Large outputs stream; small ones are buffered. Object reads in the request
+// path do not start a git each: they go to the repository's long-lived cat-file (cat_file.ts).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable } from 'node:stream';
 

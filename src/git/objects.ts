@@ -5,7 +5,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { objectInfo, readObject } from './cat_file.js';
 import { finished, git, gitStream, gitText, GitError, safeArg } from './git.js';
+import { commitByRevision, commitsByShas, entryAt, readTree, remember, walkCommits } from './object_store.js';
 import { ZERO_SHA, type Person } from './repository.js';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -235,8 +238,19 @@ export interface LogOptions {
   limit: number;
 }
 
+/** Deeper pages than this are left to `git log`, which walks faster than reading commit by commit. */
+const WALK_MAX = 1_000;
+
 /** Commits reachable from a revision (or all refs), newest first, one page of them. */
 export async function logCommits(dir: string, o: LogOptions): Promise<CommitInfo[]> {
+  // The plain history of one revision is walked through the repository's cat-file; filters go to git log.
+  const plain = !o.all && !o.path && !o.since && !o.until && !o.firstParent && !o.topo;
+  if (plain && o.skip + o.limit <= WALK_MAX) {
+    const tip = await commitByRevision(dir, o.rev ?? 'HEAD');
+    if (tip === 'missing') return [];
+    const walked = tip === 'unknown' ? null : await walkCommits(dir, tip.commit.id, o.skip + o.limit);
+    if (walked) return walked.slice(o.skip);
+  }
   const args = ['log', `--format=%x1e${FIELDS.join('%x1f')}`, `--skip=${o.skip}`, `--max-count=${o.limit}`];
   if (o.since) args.push(`--since=${o.since}`);
   if (o.until) args.push(`--until=${o.until}`);
@@ -257,6 +271,9 @@ export async function logCommits(dir: string, o: LogOptions): Promise<CommitInfo
 /** One commit by sha, branch or tag name; null when it names none. */
 export async function readCommit(dir: string, rev: string): Promise<CommitInfo | null> {
   if (rev.startsWith('-')) return null;
+  const read = await commitByRevision(dir, rev);
+  if (read === 'missing') return null;
+  if (read !== 'unknown') return read.commit;
   const r = await git(['log', '-1', '--no-walk', `--format=%x1e${FIELDS.join('%x1f')}`, `${rev}^{commit}`, '--'], { gitDir: dir, okCodes: [128] });
   if (r.code !== 0) return null;
   return parseCommits(r.stdout.toString('utf8'))[0] ?? null;
@@ -264,14 +281,27 @@ export async function readCommit(dir: string, rev: string): Promise<CommitInfo |
 
 /** The commits with these shas (any order); shas that name no commit are left out. */
 export async function readCommitsBySha(dir: string, shas: string[]): Promise<CommitInfo[]> {
-  const valid = shas.filter((s) => /^[0-9a-f]{40}$/.test(s));
-  if (valid.length === 0) return [];
+  const read = await commitsByShas(dir, shas);
+  // Those cat-file did not render (none, usually) are asked of git.
+  const valid = shas.filter((s) => /^[0-9a-f]{40}$/.test(s) && !read.has(s));
+  if (valid.length === 0) return [...read.values()];
   const r = await git(['log', '--no-walk=unsorted', `--format=%x1e${FIELDS.join('%x1f')}`, ...valid, '--'], { gitDir: dir, okCodes: [128] });
-  return r.code === 0 ? parseCommits(r.stdout.toString('utf8')) : [];
+  return [...read.values(), ...(r.code === 0 ? parseCommits(r.stdout.toString('utf8')) : [])];
 }
 
 /** Lines added and removed by a commit against its first parent (binary files count nothing). */
 export async function commitStats(dir: string, c: CommitInfo): Promise<{ additions: number; deletions: number; total: number }> {
+  const kept = stats.get(c.id);
+  if (kept) return kept;
+  const counted = await countStats(dir, c);
+  remember(stats, c.id, counted, 20_000);
+  return counted;
+}
+
+/** A commit's stats never change for its sha (its first parent is part of it). */
+const stats = new Map<string, { additions: number; deletions: number; total: number }>();
+
+async function countStats(dir: string, c: CommitInfo): Promise<{ additions: number; deletions: number; total: number }> {
   const base = c.parentIds[0] ?? EMPTY_TREE;
   const out = await gitText(['diff', '--numstat', '--no-renames', base, c.id], { gitDir: dir });
   let additions = 0;
@@ -305,9 +335,38 @@ function parseTree(out: string, prefix: string, withSize: boolean): TreeEntry[] 
     });
 }
 
+/**
+ * Where a path lookup starts: the commit's root tree and the path's parts. Null when the walk
+ * through cat-file cannot answer as git would (a commit it cannot render, `.` or empty parts):
+ * git answers those.
+ */
+async function pathStart(repo: string, commit: string, clean: string): Promise<{ tree: string; parts: string[] } | null> {
+  const parts = clean === '' ? [] : clean.split('/');
+  if (parts.some((p) => p === '' || p === '.' || p === '..')) return null;
+  const c = await commitByRevision(repo, commit);
+  return typeof c === 'string' ? null : { tree: c.tree, parts };
+}
+
+/** Every entry below a tree, depth first, a directory before its entries (`ls-tree -r -t`). */
+async function entriesBelow(repo: string, tree: string, prefix: string, out: TreeEntry[]): Promise<TreeEntry[]> {
+  for (const e of (await readTree(repo, tree)) ?? []) {
+    const p = prefix ? `${prefix}/${e.name}` : e.name;
+    out.push({ mode: e.mode, type: e.type, sha: e.sha, path: p, size: null });
+    if (e.type === 'tree') await entriesBelow(repo, e.sha, p, out);
+  }
+  return out;
+}
+
 /** The entries of the directory `dir` (root when empty) at `commit`; null when it is not a directory there. */
 export async function listTree(repo: string, commit: string, dirPath: string, recursive: boolean): Promise<TreeEntry[] | null> {
   const clean = dirPath.replace(/^\/+|\/+$/g, '');
+  const start = await pathStart(repo, commit, clean);
+  if (start) {
+    const dir = await entryAt(repo, start.tree, start.parts);
+    if (!dir || dir.type !== 'tree') return null;
+    if (recursive) return entriesBelow(repo, dir.sha, clean, []);
+    return ((await readTree(repo, dir.sha)) ?? []).map((e) => ({ mode: e.mode, type: e.type, sha: e.sha, path: clean ? `${clean}/${e.name}` : e.name, size: null }));
+  }
   const target = clean ? `${commit}:${clean}` : `${commit}^{tree}`;
   const type = await git(['cat-file', '-t', target], { gitDir: repo, okCodes: [1, 128] });
   if (type.code !== 0 || type.stdout.toString().trim() !== 'tree') return null;
@@ -319,26 +378,48 @@ export async function listTree(repo: string, commit: string, dirPath: string, re
 export async function blobAt(repo: string, commit: string, filePath: string): Promise<TreeEntry | null> {
   const clean = filePath.replace(/^\/+/, '');
   if (!clean) return null;
+  const start = await pathStart(repo, commit, clean);
+  if (start) {
+    const e = await entryAt(repo, start.tree, start.parts);
+    if (!e || e.type !== 'blob') return null;
+    const info = await objectInfo(repo, e.sha);
+    return { mode: e.mode, type: 'blob', sha: e.sha, path: clean, size: info ? info.size : null };
+  }
   const out = await git(['ls-tree', '-z', '-l', '--full-tree', commit, '--', clean], { gitDir: repo });
   const e = parseTree(out.stdout.toString('utf8'), '', true).find((x) => x.path === clean);
   return e && e.type === 'blob' ? e : null;
 }
 
-/** A blob's bytes as a stream (large files), a promise of git's exit, and a way to stop it early. */
-export function blobStream(repo: string, sha: string): { stdout: NodeJS.ReadableStream; done: Promise<void>; stop: () => void } {
+/** Blobs up to this size are read whole through cat-file; larger ones stream from a git of their own. */
+const SMALL_BLOB = 1024 * 1024;
+
+/** A blob's bytes as a stream, a promise of the end of the read, and a way to stop it early. */
+export async function blobStream(repo: string, sha: string, size: number | null): Promise<{ stdout: NodeJS.ReadableStream; done: Promise<void>; stop: () => void }> {
+  if (size !== null && size <= SMALL_BLOB) {
+    const obj = await readObject(repo, safeArg(sha, 'object'));
+    if (obj?.type === 'blob') return { stdout: Readable.from(obj.data.length ? [obj.data] : []), done: Promise.resolve(), stop: () => undefined };
+  }
   const child = gitStream(['cat-file', 'blob', safeArg(sha, 'object')], { gitDir: repo });
   child.stdin.end();
   return { stdout: child.stdout, done: finished(child), stop: () => child.kill() };
 }
 
 export async function readBlob(repo: string, sha: string): Promise<Buffer> {
+  const obj = SHA_RE.test(sha) ? await readObject(repo, sha) : null;
+  if (obj?.type === 'blob') return obj.data;
   return (await git(['cat-file', 'blob', sha], { gitDir: repo })).stdout;
 }
 
+/** (commit, path) → the answer of lastCommitFor: it never changes for a given commit sha. */
+const lastCommits = new Map<string, string | null>();
+
 /** The last commit reachable from `commit` that touched `filePath`. */
 export async function lastCommitFor(repo: string, commit: string, filePath: string): Promise<string | null> {
-  const sha = await gitText(['log', '-1', '--format=%H', commit, '--', filePath], { gitDir: repo });
-  return sha || null;
+  const key = `${commit}\0${filePath}`;
+  if (SHA_RE.test(commit) && lastCommits.has(key)) return lastCommits.get(key)!;
+  const sha = (await gitText(['log', '-1', '--format=%H', commit, '--', filePath], { gitDir: repo })) || null;
+  if (SHA_RE.test(commit)) remember(lastCommits, key, sha, 20_000);
+  return sha;
 }
 
 /**

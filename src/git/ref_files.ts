@@ -1,11 +1,13 @@
 // Branch lists without forking git: the tips are read from the repository's own files (loose refs
 // under refs/heads/ and packed-refs), and commits and "merged" answers, which never change for a
-// given sha, are kept once read. Only what was never seen before costs one git run.
+// given sha, are kept once read. Commits are read through the repository's cat-file; only a
+// "merged" answer never seen before costs one git run.
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, safeArg } from './git.js';
 import { readCommitsBySha, type CommitInfo } from './objects.js';
-import { HEADS } from './refs.js';
+import { remember } from './object_store.js';
+import { HEADS, type BranchRef } from './refs.js';
 
 interface Tips {
   /** Branch name → commit sha, names in git's order (byte order of the refname). */
@@ -90,25 +92,21 @@ export function branchTips(dir: string): Map<string, string> {
   }
 }
 
-/** Keeps at most `max` entries, dropping the oldest first. */
-function remember<V>(cache: Map<string, V>, key: string, value: V, max: number): void {
-  if (cache.size >= max) cache.delete(cache.keys().next().value!);
-  cache.set(key, value);
-}
-
-// A commit never changes for its sha, nor whether one sha is an ancestor of another: these hold
-// for every repository and every node, so they are kept without expiry (bounded).
-const commits = new Map<string, CommitInfo>();
+// Whether one sha is an ancestor of another never changes: it holds for every repository and
+// every node, so it is kept without expiry (bounded).
 const ancestors = new Map<string, boolean>();
 const KEPT = 20_000;
 
-/** The commits with these shas: those never read before in one git run. */
+/** The commits with these shas (those that name none are left out). */
 export async function commitsBySha(dir: string, shas: string[]): Promise<Map<string, CommitInfo>> {
-  const missing = [...new Set(shas)].filter((s) => !commits.has(s));
-  if (missing.length) for (const c of await readCommitsBySha(dir, missing)) remember(commits, c.id, c, KEPT);
-  const out = new Map<string, CommitInfo>();
-  for (const s of shas) if (commits.has(s)) out.set(s, commits.get(s)!);
-  return out;
+  return new Map((await readCommitsBySha(dir, [...new Set(shas)])).map((c) => [c.id, c]));
+}
+
+/** One branch with its commit, or null: read as the branch list reads it. */
+export async function branchWithCommit(dir: string, name: string): Promise<BranchRef | null> {
+  const tip = branchTips(dir).get(name);
+  const commit = tip ? (await commitsBySha(dir, [tip])).get(tip) : undefined;
+  return commit ? { name, commit } : null;
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   type BranchRef,
   type CommitInfo,
 } from '../../git/refs.js';
-import { branchTips, commitsBySha, mergedBranches } from '../../git/ref_files.js';
+import { branchTips, branchWithCommit, commitsBySha, mergedBranches } from '../../git/ref_files.js';
 import { commitSingleFile, countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import { actingAs, type Actor } from '../auth/actor.js';
 import { apiError, DomainError, forbidden, notFound } from '../errors.js';
@@ -107,7 +107,7 @@ export async function listBranches(
 
 export async function getBranch(c: Container, actor: Actor | null, idOrPath: number | string, name: string): Promise<BranchView> {
   const { row, access } = await readable(c, actor, idOrPath);
-  const ref = await findBranch(repositoryDir(c, row.id), name);
+  const ref = await branchWithCommit(repositoryDir(c, row.id), name);
   if (!ref) throw notFound('Branch');
   return (await views(c, actor, row, access, [ref]))[0];
 }
@@ -115,7 +115,7 @@ export async function getBranch(c: Container, actor: Actor | null, idOrPath: num
 /** HEAD /projects/:id/repository/branches/:branch: 204 when it exists, else 404. */
 export async function branchExists(c: Container, actor: Actor | null, idOrPath: number | string, name: string): Promise<void> {
   const { row } = await readable(c, actor, idOrPath);
-  if (!(await findBranch(repositoryDir(c, row.id), name))) throw notFound();
+  if (!(await branchWithCommit(repositoryDir(c, row.id), name))) throw notFound();
 }
 
 /** Names the reference's GitRefValidator refuses besides git's own rules. */

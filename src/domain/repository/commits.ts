@@ -287,12 +287,16 @@ export async function listCommits(c: Container, actor: Actor | null, idOrPath: n
   const pageNo = page.kind === 'offset' ? page.page : 1;
   const since = gitDate(input.since, 'since');
   const until = gitDate(input.until, 'until');
-  if (await isEmptyRepository(repo.dir)) return { items: [], total: null, hasNext: false };
   let rev: string | undefined;
-  if (!input.all) {
+  if (input.all) {
+    if (await isEmptyRepository(repo.dir)) return { items: [], total: null, hasNext: false };
+  } else {
     rev = input.ref_name || repo.row.default_branch || 'HEAD';
-    if (rev.startsWith('-')) throw apiError('ref_name is invalid');
-    // An unknown ref lists nothing, as the reference's commit finder answers.
+    if (rev.startsWith('-')) {
+      if (await isEmptyRepository(repo.dir)) return { items: [], total: null, hasNext: false };
+      throw apiError('ref_name is invalid');
+    }
+    // An unknown ref (an empty repository's too) lists nothing, as the reference's commit finder answers.
     if (!(await readCommit(repo.dir, rev))) return { items: [], total: null, hasNext: false };
   }
   const commits = await logCommits(repo.dir, {

@@ -84,7 +84,7 @@ const looksBinary = (b: Buffer) => b.subarray(0, 8000).includes(0);
 /** A file's raw bytes, streamed from git; the type is decided on the first chunk. */
 export async function rawFile(c: Container, actor: Actor | null, idOrPath: number | string, filePath: string, ref: string | undefined): Promise<RawFile> {
   const { repo, blob } = await locate(c, actor, idOrPath, filePath, ref);
-  const { stdout, done, stop } = blobStream(repo.dir, blob.sha);
+  const { stdout, done, stop } = await blobStream(repo.dir, blob.sha, blob.size);
   done.catch(() => undefined); // a failure shows as a short body; the status is already sent
   const it = stdout[Symbol.asyncIterator]();
   const first = await it.next();

@@ -1,0 +1,192 @@
+// Commits and trees read through the repository's long-lived cat-file (cat_file.ts) and parsed
+// here, so a read in the request path starts no process. An object never changes for its sha, so
+// parsed commits and trees are kept (bounded) for every repository; refs are resolved anew on
+// every read. Anything this parser does not render exactly as `git log` would (another
+// encoding, an unusual identity line) answers null, and the caller asks git itself.
+import { objectInfo, readObject } from './cat_file.js';
+import type { CommitInfo } from './objects.js';
+import { isValidBranchName } from './refs.js';
+
+export interface TreeItem {
+  /** As ls-tree prints it: six digits (040000 for a directory). */
+  mode: string;
+  type: 'blob' | 'tree' | 'commit';
+  sha: string;
+  name: string;
+}
+
+interface ParsedCommit {
+  info: CommitInfo;
+  tree: string;
+  /** Committer time in seconds: git's walk order. */
+  time: number;
+}
+
+const KEPT = 20_000;
+const commits = new Map<string, ParsedCommit>();
+/** Trees are kept up to a number of entries in all, not of trees: one tree may hold thousands. */
+const trees = new Map<string, TreeItem[]>();
+const TREE_ENTRIES_KEPT = 100_000;
+let treeEntries = 0;
+
+function keepTree(sha: string, items: TreeItem[]): void {
+  if (trees.has(sha)) return; // read twice at once
+  trees.set(sha, items);
+  treeEntries += items.length;
+  for (const [k, v] of trees) {
+    if (treeEntries <= TREE_ENTRIES_KEPT || k === sha) break;
+    trees.delete(k);
+    treeEntries -= v.length;
+  }
+}
+
+/** Keeps at most `max` entries, dropping the oldest first. */
+export function remember<V>(cache: Map<string, V>, key: string, value: V, max: number): void {
+  if (cache.size >= max) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+}
+
+/** A revision safe to hand to cat-file as is: a sha, a prefix of one, HEAD or a well-formed ref name (no `:`, `~`, `@{`…). */
+export const isPlainRevision = (rev: string): boolean => /^[0-9a-f]{4,40}$/i.test(rev) || rev === 'HEAD' || isValidBranchName(rev);
+
+/** `Name <email> <epoch> <±hhmm>` as `%an %ae %aI` show it; null for a line git would show otherwise. */
+function identity(line: string): { name: string; email: string; date: string; time: number } | null {
+  const m = /^(|[^<>\n]*[^<>\s]) <([^<>\n]*)> (\d{1,12}) ([+-])(\d\d)(\d\d)$/.exec(line);
+  if (!m) return null;
+  const time = Number(m[3]);
+  const offset = (m[4] === '-' ? -1 : 1) * (Number(m[5]) * 60 + Number(m[6]));
+  const local = new Date((time + offset * 60) * 1000);
+  if (Number.isNaN(local.getTime()) || local.getUTCFullYear() > 9999) return null;
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  const date =
+    `${p(local.getUTCFullYear(), 4)}-${p(local.getUTCMonth() + 1)}-${p(local.getUTCDate())}T` +
+    `${p(local.getUTCHours())}:${p(local.getUTCMinutes())}:${p(local.getUTCSeconds())}${offset < 0 ? '-' : '+'}${m[5]}:${m[6]}`;
+  return { name: m[1], email: m[2], date, time };
+}
+
+function parseCommit(sha: string, data: Buffer): ParsedCommit | null {
+  const end = data.indexOf('\n\n');
+  if (end < 0 || data.includes(0)) return null;
+  let tree = '';
+  const parentIds: string[] = [];
+  let author = null;
+  let committer = null;
+  for (const line of data.toString('utf8', 0, end).split('\n')) {
+    if (line.startsWith('tree ')) tree = line.slice(5);
+    else if (line.startsWith('parent ')) parentIds.push(line.slice(7));
+    else if (line.startsWith('author ')) author ??= identity(line.slice(7));
+    else if (line.startsWith('committer ')) committer ??= identity(line.slice(10));
+    else if (line.startsWith('encoding ') && !/^utf-?8$/i.test(line.slice(9))) return null; // git would re-encode
+  }
+  if (!author || !committer || !tree) return null;
+  const info: CommitInfo = {
+    id: sha,
+    parentIds,
+    authorName: author.name,
+    authorEmail: author.email,
+    authoredDate: author.date,
+    committerName: committer.name,
+    committerEmail: committer.email,
+    committedDate: committer.date,
+    message: data.toString('utf8', end + 2),
+  };
+  return { info, tree, time: committer.time };
+}
+
+/** A commit by exact sha; null when it is not a commit this parser renders. */
+async function commitBySha(dir: string, sha: string): Promise<ParsedCommit | null> {
+  const kept = commits.get(sha);
+  if (kept) return kept;
+  const obj = await readObject(dir, sha);
+  if (!obj || obj.type !== 'commit') return null;
+  const parsed = parseCommit(obj.sha, obj.data);
+  if (parsed) remember(commits, sha, parsed, KEPT);
+  return parsed;
+}
+
+/**
+ * The commit a plain revision names (a tag peeled): `missing` when it names none, `unknown` when
+ * this parser cannot tell (the caller asks git).
+ */
+export async function commitByRevision(dir: string, rev: string): Promise<{ commit: CommitInfo; tree: string } | 'missing' | 'unknown'> {
+  if (!isPlainRevision(rev)) return 'unknown';
+  const kept = /^[0-9a-f]{40}$/.test(rev) ? commits.get(rev) : undefined;
+  if (kept) return { commit: kept.info, tree: kept.tree };
+  const info = await objectInfo(dir, `${rev}^{commit}`);
+  if (!info) return 'missing';
+  const c = await commitBySha(dir, info.sha);
+  return c ? { commit: c.info, tree: c.tree } : 'unknown';
+}
+
+/** Commits by sha; a sha that names no commit, or one this parser cannot render, is left out of the map. */
+export async function commitsByShas(dir: string, shas: string[]): Promise<Map<string, CommitInfo>> {
+  const found = await Promise.all(shas.map((s) => (/^[0-9a-f]{40}$/.test(s) ? commitBySha(dir, s) : null)));
+  return new Map(found.filter((c) => c !== null).map((c) => [c.info.id, c.info]));
+}
+
+/**
+ * The first `count` commits reachable from `tip` in git log's default order: newest committer
+ * time first, ties in the order the walk met them (git inserts a parent after every queued commit
+ * of the same time). Null when a commit on the way cannot be rendered here.
+ */
+export async function walkCommits(dir: string, tip: string, count: number): Promise<CommitInfo[] | null> {
+  const first = await commitBySha(dir, tip);
+  if (!first) return null;
+  const queue: ParsedCommit[] = [first];
+  const seen = new Set([tip]);
+  const out: CommitInfo[] = [];
+  while (queue.length && out.length < count) {
+    const c = queue.shift()!;
+    out.push(c.info);
+    for (const p of c.info.parentIds) {
+      if (seen.has(p)) continue;
+      seen.add(p);
+      const parent = await commitBySha(dir, p);
+      if (!parent) return null;
+      let at = queue.length;
+      while (at > 0 && queue[at - 1].time < parent.time) at--;
+      queue.splice(at, 0, parent);
+    }
+  }
+  return out;
+}
+
+function parseTree(data: Buffer): TreeItem[] {
+  const items: TreeItem[] = [];
+  for (let i = 0; i < data.length; ) {
+    const sp = data.indexOf(32, i);
+    const nul = data.indexOf(0, sp);
+    const mode = data.toString('latin1', i, sp).padStart(6, '0');
+    const type = mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+    items.push({ mode, type, name: data.toString('utf8', sp + 1, nul), sha: data.toString('hex', nul + 1, nul + 21) });
+    i = nul + 21;
+  }
+  return items;
+}
+
+/** A tree's entries in git's order; null when the sha names no tree. */
+export async function readTree(dir: string, sha: string): Promise<TreeItem[] | null> {
+  const kept = trees.get(sha);
+  if (kept) return kept;
+  const obj = await readObject(dir, sha);
+  if (!obj || obj.type !== 'tree') return null;
+  const items = parseTree(obj.data);
+  keepTree(sha, items);
+  return items;
+}
+
+/**
+ * The entry at `parts` (a path split at `/`) below the tree `root`; the root itself for no parts.
+ * Null when there is none.
+ */
+export async function entryAt(dir: string, root: string, parts: string[]): Promise<TreeItem | null> {
+  let entry: TreeItem = { mode: '040000', type: 'tree', sha: root, name: '' };
+  for (const name of parts) {
+    if (entry.type !== 'tree') return null;
+    const items = await readTree(dir, entry.sha);
+    const next = items?.find((e) => e.name === name);
+    if (!next) return null;
+    entry = next;
+  }
+  return entry;
+}
