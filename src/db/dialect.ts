@@ -96,8 +96,11 @@ function withStatementCache(db: SQLite.Database, max = 500): SQLite.Database {
  */
 function withPlainRows(stmt: SQLite.Statement): SQLite.Statement {
   if (!stmt.reader) return stmt;
-  const names = stmt.columns().map((c) => c.name);
+  let names = stmt.columns().map((c) => c.name);
   const toRow = (values: unknown[]): Record<string, unknown> => {
+    // SQLite prepares a cached statement again after a migration changes its table: `*` may then
+    // name more or fewer columns.
+    if (values.length !== names.length) names = stmt.columns().map((c) => c.name);
     const row: Record<string, unknown> = {};
     for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
     return row;
