@@ -54,7 +54,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
 
   await registerBodyParsers(app, { bodyLimit: 10 * 1024 * 1024, fileSizeLimit: 1024 * 1024 * 1024 });
 
-  // onRequest and onResponse run on every request: callback style, as an async hook costs promises per call.
+  // onRequest, onSend and onResponse run on every request: callback style, as an async hook costs promises per call.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url.length > MAX_URL_LENGTH) {
@@ -64,14 +64,14 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
     done();
   });
 
-  // Whatever produced the body, JSON goes out as exactly `application/json`. Async on purpose: it
-  // defers the write by a tick, and handlers that set a header after send() rely on that.
-  app.addHook('onSend', async (_req, reply, payload) => {
+  // Whatever produced the body, JSON goes out as exactly `application/json`. Callback style like
+  // the others: the body is written as this returns, so a handler sets its headers before send().
+  app.addHook('onSend', (_req, reply, payload, done) => {
     const ct = reply.getHeader('content-type');
     if (typeof ct === 'string' && ct.startsWith('application/json') && ct !== 'application/json') {
       reply.header('content-type', 'application/json');
     }
-    return payload;
+    done(null, payload);
   });
 
   app.addHook('onResponse', (req, reply, done) => {

@@ -70,24 +70,51 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
  */
 function withStatementCache(db: SQLite.Database, max = 500): SQLite.Database {
   const cache = new Map<string, SQLite.Statement>();
-  const prepare = db.prepare.bind(db);
+  const prepare = (source: string): SQLite.Statement => {
+    let stmt = cache.get(source);
+    if (!stmt) {
+      stmt = withPlainRows(db.prepare(source));
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      cache.set(source, stmt);
+    }
+    return stmt;
+  };
   return new Proxy(db, {
     get(target, prop, receiver) {
-      if (prop !== 'prepare') {
-        const v = Reflect.get(target, prop, receiver);
-        return typeof v === 'function' ? v.bind(target) : v;
-      }
-      return (source: string) => {
-        let stmt = cache.get(source);
-        if (!stmt) {
-          stmt = prepare(source);
-          if (cache.size >= max) cache.delete(cache.keys().next().value!);
-          cache.set(source, stmt);
-        }
-        return stmt;
-      };
+      if (prop === 'prepare') return prepare;
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
     },
   });
+}
+
+/**
+ * A statement whose rows (all, iterate: what Kysely calls) are built here from better-sqlite3's
+ * raw arrays. Its own row objects cost about a microsecond per column and are slow to read (hash
+ * tables); a project row has some 50 columns. Same keys in the same order, same values, and a
+ * repeated column name keeps its last value, as better-sqlite3's own objects do.
+ */
+function withPlainRows(stmt: SQLite.Statement): SQLite.Statement {
+  if (!stmt.reader) return stmt;
+  let names = stmt.columns().map((c) => c.name);
+  const toRow = (values: unknown[]): Record<string, unknown> => {
+    // SQLite prepares a cached statement again after a migration changes its table: `*` may then
+    // name more or fewer columns.
+    if (values.length !== names.length) names = stmt.columns().map((c) => c.name);
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+    return row;
+  };
+  stmt.raw(true);
+  // What Kysely's SQLite driver uses of a reader: `reader`, all() and iterate() (run() is for writes).
+  const plain = {
+    reader: true,
+    all: (...params: unknown[]) => (stmt.all(...params) as unknown[][]).map(toRow),
+    *iterate(...params: unknown[]) {
+      for (const values of stmt.iterate(...params) as IterableIterator<unknown[]>) yield toRow(values);
+    },
+  };
+  return plain as unknown as SQLite.Statement;
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {

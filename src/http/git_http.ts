@@ -63,7 +63,8 @@ function sendGitError(reply: FastifyReply, e: unknown): FastifyReply {
   const text = (status: number, body: string) => reply.code(status).header('content-type', 'text/plain; charset=utf-8').send(body.endsWith('\n') ? body : `${body}\n`);
   switch (d.kind) {
     case 'unauthorized':
-      return text(401, ACCESS_DENIED).header('www-authenticate', REALM);
+      reply.header('www-authenticate', REALM);
+      return text(401, ACCESS_DENIED);
     case 'forbidden':
       return text(403, d.reason ?? 'Access denied');
     case 'push_refused':

@@ -1,0 +1,44 @@
+// SQLite rows are built from raw arrays (src/db/dialect.ts): they must be the objects
+// better-sqlite3 would have given, also after a migration changes a cached statement's table.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { openDatabase } from '../../src/db/dialect.js';
+
+describe('SQLite rows', () => {
+  let dir: string;
+  let db: Kysely<any>;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-rows-'));
+    db = await openDatabase({ databaseUrl: null, dataDir: dir });
+    await sql`CREATE TABLE t (a INTEGER, b TEXT)`.execute(db);
+    await sql`INSERT INTO t VALUES (1, 'x'), (2, NULL)`.execute(db);
+  });
+  after(async () => {
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keys in column order, and a repeated name keeps its last value', async () => {
+    const rows = await db.selectFrom('t').selectAll().orderBy('a').execute();
+    assert.deepEqual(rows, [{ a: 1, b: 'x' }, { a: 2, b: null }]);
+    assert.deepEqual(Object.keys(rows[0]), ['a', 'b']);
+    const { rows: dup } = await sql`SELECT a, b, 3 AS a FROM t WHERE a = 1`.execute(db);
+    assert.deepEqual(dup, [{ a: 3, b: 'x' }]);
+  });
+
+  it('a cached `*` statement names the columns a migration added', async () => {
+    await db.selectFrom('t').selectAll().where('a', '=', 1).execute();
+    await sql`ALTER TABLE t ADD COLUMN c INTEGER DEFAULT 7`.execute(db);
+    assert.deepEqual(await db.selectFrom('t').selectAll().where('a', '=', 1).execute(), [{ a: 1, b: 'x', c: 7 }]);
+  });
+
+  it('streams rows as objects too', async () => {
+    const seen: unknown[] = [];
+    for await (const r of db.selectFrom('t').select(['a']).orderBy('a').stream()) seen.push(r);
+    assert.deepEqual(seen, [{ a: 1 }, { a: 2 }]);
+  });
+});
