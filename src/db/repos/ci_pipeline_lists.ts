@@ -1,5 +1,6 @@
 // Pipeline lists and the reads the pipeline API needs beyond single rows: the filtered list of a
-// project (every order has a matching index from migration 011), the latest pipeline of each
+// project (every order has a matching index from migration 011; the id order's, from 055, holds
+// `source` too, so the capped count reads that index alone), the latest pipeline of each
 // ref, a push pipeline already made for a ref change, the older unfinished pipelines of a ref
 // (auto-cancel), and the junit artifacts of a pipeline.
 import type { Kysely, Selectable } from 'kysely';
