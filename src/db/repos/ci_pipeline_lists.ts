@@ -30,9 +30,13 @@ export interface PipelineFilters {
   sort: 'asc' | 'desc';
 }
 
+/** The columns a listed pipeline shows (PipelineBasic): a page reads about half as fast with every column. */
+export const LISTED_PIPELINE_COLUMNS = ['id', 'iid', 'project_id', 'sha', 'ref', 'status', 'source', 'created_at', 'updated_at'] as const;
+export type ListedPipeline = Pick<PipelineRow, (typeof LISTED_PIPELINE_COLUMNS)[number]>;
+
 /** A page of a project's pipelines, child pipelines (source parent_pipeline) left out. */
-export function pagePipelines(db: Kysely<DB>, projectId: number, f: PipelineFilters, page: PageRequest): Promise<PageResult<PipelineRow>> {
-  let q = db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('source', '!=', 'parent_pipeline');
+export function pagePipelines(db: Kysely<DB>, projectId: number, f: PipelineFilters, page: PageRequest): Promise<PageResult<ListedPipeline>> {
+  let q = db.selectFrom('ci_pipelines').select(LISTED_PIPELINE_COLUMNS).where('project_id', '=', projectId).where('source', '!=', 'parent_pipeline');
   if (f.statuses) q = q.where('status', 'in', f.statuses.length ? f.statuses : ['-']);
   if (f.source !== undefined) q = q.where('source', '=', f.source);
   if (f.ref !== undefined) q = q.where('ref', '=', f.ref);
