@@ -35,7 +35,7 @@ function countStatements(t: TestApp): { take(): number } {
  * The most statements each read may run (lower these as reads get cheaper, never raise them).
  * A list's last page needs no count, so a longer page may cost less than a shorter one.
  */
-const MAX = { user: 1, project: 2, projects: 5, jobs: 7, branches: 4 };
+const MAX = { user: 1, project: 2, projects: 5, jobs: 7, pipelines: 4, pipelineJobs: 7, branches: 4 };
 
 for (const dialect of DIALECTS) {
   describe(`statements per hot read (${dialect})`, () => {
@@ -44,6 +44,7 @@ for (const dialect of DIALECTS) {
     let member: { id: number; token: string };
     let projectId: number;
     let ciProjectId: number;
+    let pipelineId: number;
 
     /** The statements one GET runs (after a first call, so one-off writes such as last_used_at are done), its token lookup included. */
     async function statementsOf(url: string, token = t.rootToken): Promise<number> {
@@ -74,7 +75,7 @@ for (const dialect of DIALECTS) {
       await addMember(t, 'Project', projectId, member.id, 20);
       const ci = await makeCiProject(t);
       ciProjectId = ci.id;
-      for (let i = 0; i < 10; i++) await createPipelineOk(t, ci.id);
+      for (let i = 0; i < 10; i++) pipelineId = (await createPipelineOk(t, ci.id)).id;
       for (let i = 0; i < 21; i++) await commitOn(t, ci.id, `branch-${i}`, { [`f${i}`]: `${i}` }, `on ${i}`, 'main');
       counter = countStatements(t);
     });
@@ -107,6 +108,20 @@ for (const dialect of DIALECTS) {
       const two = await statementsOf(`/api/v4/projects/${ciProjectId}/jobs?per_page=2`);
       assert.ok(twenty <= two, `${twenty} > ${two}`);
       assert.ok(two <= MAX.jobs, `${two}`);
+    });
+
+    it('GET /projects/:id/pipelines: a page of 20 costs no more than a page of 2', async () => {
+      const twenty = await statementsOf(`/api/v4/projects/${ciProjectId}/pipelines?per_page=20`);
+      const two = await statementsOf(`/api/v4/projects/${ciProjectId}/pipelines?per_page=2`);
+      assert.ok(twenty <= two, `${twenty} > ${two}`);
+      assert.ok(two <= MAX.pipelines, `${two}`);
+    });
+
+    it("GET …/pipelines/:pipeline_id/jobs: the pipeline is read once, a page of 20 costs no more than a page of 1", async () => {
+      const twenty = await statementsOf(`/api/v4/projects/${ciProjectId}/pipelines/${pipelineId}/jobs?per_page=20`);
+      const one = await statementsOf(`/api/v4/projects/${ciProjectId}/pipelines/${pipelineId}/jobs?per_page=1`);
+      assert.ok(twenty <= one, `${twenty} > ${one}`);
+      assert.ok(one <= MAX.pipelineJobs, `${one}`);
     });
 
     it('GET /repository/branches: a page of 20 costs no more than a page of 2', async () => {

@@ -6,15 +6,23 @@ import {
   allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobArtifactsArchive, jobTrace, listPipelineBridges, listPipelineJobs,
   listPipelineNeeds, listProjectJobs, playProjectJob, retryProjectJob,
 } from '../../domain/ci/jobs.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage, type PageResult } from '../../domain/shared/page.js';
+import type { Container } from '../../domain/context.js';
+import type { JobView } from '../../domain/ci/jobs.js';
 import { byteRangeOf } from '../../http/range.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
-import { presentAllowedAgents, presentBridge, presentJob, presentJobNeeds } from './present.js';
+import { presentAllowedAgents, presentBridges, presentJob, presentJobNeeds, presentJobs } from './present.js';
 import { AllowedAgents, Bridge, ErasedJob, Job, JobNeeds, JobScope, PlayVariable } from './schemas.js';
 
 const TAG = 'jobs';
 const JobParams = T.Object({ id: IdOrPath, job_id: T.Integer() });
+
+/** A page of jobs (or bridges) presented as one list, so that what its jobs share is built once. */
+const presentPage = <R>(c: Container, page: PageResult<JobView>, present: (c: Container, views: JobView[]) => R[]): PageResult<R> => ({
+  ...page,
+  items: present(c, page.items),
+});
 
 export const jobRoutes = [
   route({
@@ -26,7 +34,7 @@ export const jobRoutes = [
     params: T.Object({ id: IdOrPath, scope: JobScope }),
     response: Job,
     paginated: true,
-    handler: async ({ c, actor, input, page }) => mapPage(await listProjectJobs(c, actor, input.id, input.scope, page), (v) => presentJob(c, v)),
+    handler: async ({ c, actor, input, page }) => presentPage(c, await listProjectJobs(c, actor, input.id, input.scope, page), presentJobs),
   }),
   route({
     method: 'GET',
@@ -38,9 +46,10 @@ export const jobRoutes = [
     response: Job,
     paginated: true,
     handler: async ({ c, actor, input, page }) =>
-      mapPage(
+      presentPage(
+        c,
         await listPipelineJobs(c, actor, input.id, input.pipeline_id, { scope: input.scope, includeRetried: input.include_retried ?? false }, page),
-        (v) => presentJob(c, v),
+        presentJobs,
       ),
   }),
   route({
@@ -53,7 +62,7 @@ export const jobRoutes = [
     response: Bridge,
     paginated: true,
     handler: async ({ c, actor, input, page }) =>
-      mapPage(await listPipelineBridges(c, actor, input.id, input.pipeline_id, input.scope, page), (v) => presentBridge(c, v)),
+      presentPage(c, await listPipelineBridges(c, actor, input.id, input.pipeline_id, input.scope, page), presentBridges),
   }),
   route({
     method: 'GET',

@@ -1,13 +1,13 @@
 // Pipeline views → the API's Pipeline shapes.
 import type { Static } from '@sinclair/typebox';
 import type { Container } from '../../domain/context.js';
-import type { PipelineView } from '../../domain/ci/pipelines.js';
+import type { PipelineListItem, PipelineView } from '../../domain/ci/pipelines.js';
 import type { TestReport as TestReportData } from '../../domain/ci/test_reports.js';
 import { pipelineWebUrl } from '../../domain/ci/variables.js';
 import { presentUserBasic } from '../users/present.js';
 import type { Pipeline, PipelineBasic, TestReport } from './schemas.js';
 
-export function presentPipelineBasic(c: Container, v: PipelineView): Static<typeof PipelineBasic> {
+export function presentPipelineBasic(c: Container, v: PipelineListItem): Static<typeof PipelineBasic> {
   const p = v.pipeline;
   return {
     id: p.id,

@@ -20,6 +20,7 @@ import * as m031 from './031_project_aliases.js';
 import * as m050 from './050_badges.js';
 import * as m051 from './051_alerts.js';
 import * as m052 from './052_vulnerabilities.js';
+import * as m055 from './055_ci_pipeline_list_index.js';
 import * as m040 from './040_project_import_export.js';
 import * as m041 from './041_project_import_source.js';
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '050_badges': m050,
   '051_alerts': m051,
   '052_vulnerabilities': m052,
+  '055_ci_pipeline_list_index': m055,
   '040_project_import_export': m040,
   '041_project_import_source': m041,
 };

@@ -60,6 +60,8 @@ export async function insertFinishedPipelinesBulk(
   });
   // What autovacuum (PostgreSQL) would do soon after such a load: fresh statistics for the planner,
   // and a visibility map so counts read the index alone.
-  if (dialectOf(db) === 'postgres') await sql`VACUUM ANALYZE ci_jobs`.execute(db);
-  else await sql`ANALYZE ci_jobs`.execute(db);
+  for (const table of ['ci_pipelines', 'ci_jobs']) {
+    if (dialectOf(db) === 'postgres') await sql`VACUUM ANALYZE ${sql.table(table)}`.execute(db);
+    else await sql`ANALYZE ${sql.table(table)}`.execute(db);
+  }
 }

@@ -7,6 +7,17 @@ import type { DB } from '../schema.js';
 import type { JobRow } from './ci_jobs.js';
 import type { UserRow } from './users.js';
 
+/**
+ * The columns a listed job shows (its Job or Bridge shape), not its plan (`options`, the largest
+ * column) nor its token: a page of 20 jobs reads about a third faster without them.
+ */
+export const LISTED_JOB_COLUMNS = [
+  'id', 'project_id', 'pipeline_id', 'type', 'name', 'stage', 'status', 'failure_reason', 'ref', 'tag', 'allow_failure', 'coverage',
+  'created_at', 'started_at', 'finished_at', 'duration', 'queued_duration', 'artifacts_expire_at', 'tag_list', 'user_id', 'runner_id',
+  'downstream_pipeline_id',
+] as const;
+export type ListedJob = Pick<JobRow, (typeof LISTED_JOB_COLUMNS)[number]>;
+
 export interface JobListFilter {
   /** `build` (jobs) or `bridge` (trigger jobs). */
   type: 'build' | 'bridge';
@@ -20,16 +31,16 @@ export interface JobListFilter {
  * A project's jobs by descending id. Uses (project_id, type, status, id) with a status filter,
  * (project_id, type, id) without; the id order is the index order, so a page reads only its rows.
  */
-export function pageProjectJobs(db: Kysely<DB>, projectId: number, f: JobListFilter, page: PageRequest): Promise<PageResult<JobRow>> {
-  let q = db.selectFrom('ci_jobs').selectAll().where('project_id', '=', projectId).where('type', '=', f.type);
+export function pageProjectJobs(db: Kysely<DB>, projectId: number, f: JobListFilter, page: PageRequest): Promise<PageResult<ListedJob>> {
+  let q = db.selectFrom('ci_jobs').select(LISTED_JOB_COLUMNS).where('project_id', '=', projectId).where('type', '=', f.type);
   if (f.statuses) q = q.where('status', 'in', [...f.statuses]);
   if (!f.includeRetried) q = q.where('retried', '=', 0);
   return runPage(db, q.orderBy('id', 'desc'), page);
 }
 
 /** The jobs of these pipelines (one, or a pipeline and its children) by descending id. Uses (pipeline_id, id). */
-export function pagePipelineJobs(db: Kysely<DB>, pipelineIds: number[], f: JobListFilter, page: PageRequest): Promise<PageResult<JobRow>> {
-  let q = db.selectFrom('ci_jobs').selectAll().where('pipeline_id', 'in', pipelineIds).where('type', '=', f.type);
+export function pagePipelineJobs(db: Kysely<DB>, pipelineIds: number[], f: JobListFilter, page: PageRequest): Promise<PageResult<ListedJob>> {
+  let q = db.selectFrom('ci_jobs').select(LISTED_JOB_COLUMNS).where('pipeline_id', 'in', pipelineIds).where('type', '=', f.type);
   if (f.statuses) q = q.where('status', 'in', [...f.statuses]);
   if (!f.includeRetried) q = q.where('retried', '=', 0);
   return runPage(db, q.orderBy('id', 'desc'), page);

@@ -6,7 +6,7 @@ import { JOB_STATUSES } from '../../ci/status.js';
 import type { ByteRange } from '../../storage/blob.js';
 import type { Container } from '../context.js';
 import { findProjectJob, findCiJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
-import { pagePipelinePlans, pageProjectJobs, pagePipelineJobs, usersByIds, type JobPlanRow } from '../../db/repos/ci_job_lists.js';
+import { pagePipelinePlans, pageProjectJobs, pagePipelineJobs, usersByIds, type JobPlanRow, type ListedJob } from '../../db/repos/ci_job_lists.js';
 import { findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
@@ -27,7 +27,7 @@ import { readTrace } from './traces.js';
 
 /** A job with what its Job (or Bridge) shape shows, loaded in a few queries per page. */
 export interface JobView {
-  job: JobRow;
+  job: ListedJob;
   pipeline: PipelineRow;
   /** The job's project (web_url). */
   project: ProjectRow;
@@ -53,13 +53,17 @@ const userView = (actor: Actor | null, user: UserRow): UserView => ({
   highestRole: 0,
 });
 
-/** Views of jobs of one project: pipelines, users, artifacts and downstream pipelines in one query each. */
-export async function jobViews(c: Container, actor: Actor | null, project: ProjectRow, jobs: JobRow[]): Promise<JobView[]> {
+/**
+ * Views of jobs of one project: pipelines, users, artifacts and downstream pipelines in one query
+ * each. `known`: pipelines already read (a pipeline's own job list), not read again.
+ */
+export async function jobViews(c: Container, actor: Actor | null, project: ProjectRow, jobs: ListedJob[], known: PipelineRow[] = []): Promise<JobView[]> {
   if (jobs.length === 0) return [];
   const uniq = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
   const downstreamIds = uniq(jobs.map((j) => (j.type === 'bridge' ? j.downstream_pipeline_id : null)));
-  const [pipelines, users, artifacts, downstreams] = await Promise.all([
-    pipelinesByIds(c.db, uniq(jobs.map((j) => j.pipeline_id))),
+  const knownIds = new Set(known.map((p) => p.id));
+  const [read, users, artifacts, downstreams] = await Promise.all([
+    pipelinesByIds(c.db, uniq(jobs.map((j) => (knownIds.has(j.pipeline_id) ? null : j.pipeline_id)))),
     usersByIds(c.db, uniq(jobs.map((j) => j.user_id))),
     artifactsOfJobs(c, jobs.map((j) => j.id)),
     pipelinesByIds(c.db, downstreamIds),
@@ -67,7 +71,7 @@ export async function jobViews(c: Container, actor: Actor | null, project: Proje
   const otherProjectIds = uniq(downstreams.map((p) => (p.project_id === project.id ? null : p.project_id)));
   const projects = new Map<number, ProjectRow>([[project.id, project]]);
   for (const p of await findProjectsByIds(c.db, otherProjectIds)) projects.set(p.id, p);
-  const pipelineById = new Map(pipelines.map((p) => [p.id, p]));
+  const pipelineById = new Map([...known, ...read].map((p) => [p.id, p]));
   const userById = new Map(users.map((u) => [u.id, u]));
   const downstreamById = new Map(downstreams.map((p) => [p.id, p]));
   return jobs.map((job) => {
@@ -85,8 +89,10 @@ export async function jobViews(c: Container, actor: Actor | null, project: Proje
   });
 }
 
-async function viewPage(c: Container, actor: Actor | null, project: ProjectRow, page: PageResult<JobRow>): Promise<PageResult<JobView>> {
-  return { ...page, items: await jobViews(c, actor, project, page.items) };
+async function viewPage(
+  c: Container, actor: Actor | null, project: ProjectRow, page: PageResult<ListedJob>, known: PipelineRow[] = [],
+): Promise<PageResult<JobView>> {
+  return { ...page, items: await jobViews(c, actor, project, page.items, known) };
 }
 
 const oneView = async (c: Container, actor: Actor | null, project: ProjectRow, job: JobRow): Promise<JobView> =>
@@ -134,7 +140,7 @@ export async function listPipelineJobs(
   const { row, pipeline, read } = await pipelineJobsAccess(c, actor, idOrPath, pipelineId);
   if (!read) return NO_JOBS;
   const filter = { type: 'build' as const, statuses: statusesOf(opts.scope), includeRetried: opts.includeRetried };
-  return viewPage(c, actor, row, await pagePipelineJobs(c.db, [pipeline.id], filter, page));
+  return viewPage(c, actor, row, await pagePipelineJobs(c.db, [pipeline.id], filter, page), [pipeline]);
 }
 
 /**
@@ -212,7 +218,7 @@ export async function listPipelineBridges(
   if (!a.readPipelines) throw forbidden();
   const pipeline = await projectPipeline(c, row, pipelineId);
   const filter = { type: 'bridge' as const, statuses: statusesOf(scope), includeRetried: false };
-  return viewPage(c, actor, row, await pagePipelineJobs(c.db, [pipeline.id], filter, page));
+  return viewPage(c, actor, row, await pagePipelineJobs(c.db, [pipeline.id], filter, page), [pipeline]);
 }
 
 // ---- one job ----

@@ -11,7 +11,7 @@ import type { Container } from '../context.js';
 import type { PlanContext, PlanResult } from '../../ci/config/types.js';
 import { latestJobsOfPipeline } from '../../db/repos/ci_jobs.js';
 import {
-  PIPELINE_ORDERS, junitArtifactsOfPipeline, pagePipelines, type JunitArtifactRow, type PipelineFilters, type PipelineOrder,
+  PIPELINE_ORDERS, junitArtifactsOfPipeline, pagePipelines, type JunitArtifactRow, type ListedPipeline, type PipelineFilters, type PipelineOrder,
 } from '../../db/repos/ci_pipeline_lists.js';
 import { deletePipelineRow, findPipeline, findProjectPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
@@ -294,6 +294,12 @@ export interface PipelineView {
   user: UserRow | null;
 }
 
+/** A pipeline of a list: the columns its PipelineBasic shows. */
+export interface PipelineListItem {
+  project: ProjectRow;
+  pipeline: ListedPipeline;
+}
+
 async function viewOf(c: Container, project: ProjectRow, pipeline: PipelineRow): Promise<PipelineView> {
   const user = pipeline.user_id !== null ? ((await findUserById(c.db, pipeline.user_id)) ?? null) : null;
   return { project, pipeline, user };
@@ -364,7 +370,7 @@ export async function listPipelines(
   idOrPath: number | string,
   input: ListPipelinesInput,
   page: PageRequest,
-): Promise<PageResult<PipelineView>> {
+): Promise<PageResult<PipelineListItem>> {
   const found = await findProject(c, actor, idOrPath);
   const project = found.row;
   await requirePipelineList(c, actor, found);
@@ -384,7 +390,7 @@ export async function listPipelines(
   f.updatedAfter = timeParam('updated_after', input.updated_after);
   f.updatedBefore = timeParam('updated_before', input.updated_before);
   const rows = await pagePipelines(c.db, project.id, f, page);
-  return { ...rows, items: rows.items.map((pipeline) => ({ project, pipeline, user: null })) };
+  return { ...rows, items: rows.items.map((pipeline) => ({ project, pipeline })) };
 }
 
 /**
