@@ -178,14 +178,16 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
     const status = compositeStatus(jobs) ?? (before.yaml_errors ? 'failed' : 'skipped');
     const patch = pipelinePatch(before, jobs, status, now);
     const after = patch ? ((await updatePipeline(tx, pipelineId, patch)) ?? before) : before;
-    if (after.status !== before.status) await pipelineHookEvent(c, tx, after.project_id, after.id);
+    if (after.status !== before.status) {
+      await pipelineHookEvent(c, tx, after.project_id, after.id);
+      if (FINISHED_PIPELINE.includes(after.status)) await pipelineCompleted(c, tx, after);
+    }
     return { after, changed: after.status !== before.status, enqueued, bridges };
   });
   if (!result) return undefined;
   if (result.enqueued) c.ciSignals.emit('pending');
   for (const bridge of result.bridges) await (await bridgesModule()).triggerDownstream(c, bridge);
   if (result.changed && result.after.parent_job_id) await (await bridgesModule()).downstreamStatusChanged(c, result.after);
-  if (result.changed && FINISHED_PIPELINE.includes(result.after.status)) await pipelineCompleted(c, result.after);
   // Bridges may have changed the pipeline again; read it fresh when they ran.
   return result.bridges.length ? await findPipeline(c.db, pipelineId) : result.after;
 }

@@ -3,6 +3,8 @@
 // when a default-branch pipeline completes, its findings become the project's (by uuid), in the
 // background; a newer default-branch pipeline updates them.
 import { text } from 'node:stream/consumers';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { Container } from '../context.js';
 import { SECURITY_REPORT_TYPES, SecurityReportError, parseSecurityReport, type ReportScan, type SecurityFinding } from '../../ci/reports/security.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
@@ -75,10 +77,13 @@ export async function ingestPipeline(c: Container, pipelineId: number): Promise<
   return ingestFindings(c.db, project.id, pipeline.id, findings.map(toStored), nowIso());
 }
 
-/** A pipeline reached a completed status: a default-branch one has its reports read in the background. */
-export async function pipelineCompleted(c: Container, pipeline: PipelineRow): Promise<void> {
+/**
+ * A pipeline reached a completed status: a default-branch one has its reports read in the background.
+ * Enqueued in the status change's transaction, so a finished pipeline never misses its ingestion.
+ */
+export async function pipelineCompleted(c: Container, tx: Kysely<DB>, pipeline: PipelineRow): Promise<void> {
   if (pipeline.parent_pipeline_id !== null || pipeline.tag === 1) return;
-  const project = await findProjectById(c.db, pipeline.project_id);
+  const project = await findProjectById(tx, pipeline.project_id);
   if (!project || pipeline.ref !== project.default_branch) return;
-  await c.queue.enqueue(INGEST_SECURITY_REPORTS_JOB, { pipelineId: pipeline.id });
+  await c.queue.enqueue(INGEST_SECURITY_REPORTS_JOB, { pipelineId: pipeline.id }, { trx: tx });
 }
