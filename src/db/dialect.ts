@@ -11,26 +11,71 @@ import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-const WRAPPED = Symbol('outOfRangeMatchesNothing');
+const WRAPPED = Symbol('wrappedClient');
 const MATCHING = /^\s*(select|update|delete|with)\b/i;
+const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 /**
- * An integer parameter beyond its column's range (an id such as 2147483648 in a URL) matches no
- * row, as SQLite and the reference's own database layer answer: a read, change or delete of
- * nothing (then a 404), never PostgreSQL's "out of range" as a 500. Inserts still fail loudly.
+ * The names of repeated statements. PostgreSQL parses and plans an unnamed statement on every
+ * run: for the joined project read that is 3 ms of a 0.1 ms query. A named one is prepared once
+ * per connection and its plan kept. A text is named the second time it is seen, and at most
+ * MAX_NAMED texts are, so one-off texts neither take names nor pile up as statements on the server.
  */
-function outOfRangeMatchesNothing(pool: pg.Pool): pg.Pool {
+class StatementNames {
+  static readonly MAX_NAMED = 300;
+  private readonly named = new Map<string, string>();
+  private seenOnce = new Set<string>();
+  private next = 0;
+
+  nameOf(text: string): string | undefined {
+    const name = this.named.get(text);
+    if (name !== undefined || this.named.size >= StatementNames.MAX_NAMED || !NAMEABLE.test(text)) return name;
+    if (!this.seenOnce.has(text)) {
+      if (this.seenOnce.size >= 5_000) this.seenOnce = new Set();
+      this.seenOnce.add(text);
+      return undefined;
+    }
+    this.seenOnce.delete(text);
+    return this.rename(text);
+  }
+
+  /** A fresh name for a text, when its prepared form no longer fits the table behind it. */
+  rename(text: string): string {
+    const name = `anvil_${++this.next}`;
+    this.named.set(text, name);
+    return name;
+  }
+}
+
+/** PostgreSQL's answer when a table changed under a prepared statement (a newer node migrated it). */
+const isStalePlan = (e: unknown) => (e as { code?: string }).code === '0A000' && /cached plan/.test(String((e as Error).message));
+
+/**
+ * Every query of the pool goes through here:
+ * - repeated statements run by name (StatementNames);
+ * - an integer parameter beyond its column's range (an id such as 2147483648 in a URL) matches no
+ *   row, as SQLite and the reference's own database layer answer: a read, change or delete of
+ *   nothing (then a 404), never PostgreSQL's "out of range" as a 500. Inserts still fail loudly.
+ */
+function wrapQueries(pool: pg.Pool): pg.Pool {
+  const names = new StatementNames();
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   (pool as any).connect = async () => {
     const client = await connect();
     if (!(client as any)[WRAPPED]) {
-      const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+      const query = client.query.bind(client) as (q: pg.QueryConfig) => Promise<pg.QueryResult>;
       (client as any)[WRAPPED] = true;
       (client as any).query = async (text: string, values?: unknown[]) => {
         try {
-          return await query(text, values);
+          try {
+            return await query({ text, values, name: names.nameOf(text) });
+          } catch (e) {
+            // Prepared before the table changed: prepare it again under a new name (outside a transaction this succeeds).
+            if (!isStalePlan(e)) throw e;
+            return await query({ text, values, name: names.rename(text) });
+          }
         } catch (e) {
-          if ((e as { code?: string }).code === '22003' && typeof text === 'string' && MATCHING.test(text)) {
+          if ((e as { code?: string }).code === '22003' && MATCHING.test(text)) {
             return { rows: [], rowCount: 0, command: text.trim().split(/\s/)[0].toUpperCase(), fields: [], oid: 0 };
           }
           throw e;
@@ -52,7 +97,7 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
     // An idle connection that the server terminates (restart, failover) is an 'error' event on the
     // pool; unhandled, it would crash the process. The pool drops that client; the next query reconnects.
     pool.on('error', () => {});
-    return new Kysely<DB>({ dialect: new PostgresDialect({ pool: outOfRangeMatchesNothing(pool) }) });
+    return new Kysely<DB>({ dialect: new PostgresDialect({ pool: wrapQueries(pool) }) });
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, 'anvil.sqlite3');
