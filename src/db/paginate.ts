@@ -36,25 +36,44 @@ export async function runPage<DB, TB extends keyof DB, O extends { id: number }>
   return { items: rows.slice(0, page.perPage), total, hasNext };
 }
 
+/**
+ * Counts found past the cap, remembered for a while by the count's SQL and values. Walking to
+ * the cap is the dearest part of a long list's first page (a quarter of a millisecond on SQLite,
+ * as much as the page itself) and its answer, "more than COUNT_CAP", rarely changes. Only that
+ * answer is kept: a shorter list is counted on every page, so creating or removing a row shows
+ * in its total at once; a list that drops below the cap shows a total again within PAST_CAP_MS.
+ */
+const pastCap = new Map<string, number>();
+const PAST_CAP_MS = 10_000;
+const PAST_CAP_KEYS = 1_000;
+
 /** How many rows `query` matches, or null above COUNT_CAP (then counted no further). One statement. */
 async function cappedCount(db: Kysely<any>, query: SelectQueryBuilder<any, any, any>, subset?: SelectQueryBuilder<any, any, any>): Promise<number | null> {
   const ones = (q: SelectQueryBuilder<any, any, any>) => q.clearSelect().clearOrderBy().select(sql`1`.as('one'));
   // Whether a row lies past the cap is one walk that stops there, several times faster than
   // counting as many rows; only a shorter list is counted.
-  const r = await db
+  const count = db
     .selectNoFrom((eb) => {
-      const pastCap = (q: SelectQueryBuilder<any, any, any>) => eb.exists(ones(q).limit(1).offset(COUNT_CAP));
+      const isPastCap = (q: SelectQueryBuilder<any, any, any>) => eb.exists(ones(q).limit(1).offset(COUNT_CAP));
       return eb
         .case()
-        .when(subset ? eb.or([pastCap(subset), pastCap(query)]) : pastCap(query))
+        .when(subset ? eb.or([isPastCap(subset), isPastCap(query)]) : isPastCap(query))
         .then(sql<number | null>`NULL`)
         .else(eb.selectFrom(ones(query).limit(COUNT_CAP + 1).as('capped')).select((e) => e.fn.countAll<number>().as('n')))
         .end()
         .as('n');
     })
-    .executeTakeFirst();
+    .compile();
+  const key = `${count.sql}\0${JSON.stringify(count.parameters)}`;
+  const now = Date.now();
+  if ((pastCap.get(key) ?? 0) > now) return null;
+  const [r] = (await db.executeQuery<{ n: number | null }>(count)).rows;
   // No row at all: a filter value out of its column's range matched nothing (dialect.ts).
-  return r === undefined ? 0 : r.n === null ? null : Number(r.n);
+  if (r === undefined) return 0;
+  if (r.n !== null) return Number(r.n);
+  if (pastCap.size >= PAST_CAP_KEYS) pastCap.clear();
+  pastCap.set(key, now + PAST_CAP_MS);
+  return null;
 }
 
 /**
