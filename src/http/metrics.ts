@@ -64,40 +64,27 @@ export class HttpMetrics {
     const mem = process.memoryUsage();
     const cpu = process.cpuUsage();
     return [
-      '# HELP http_requests_total Requests answered, by method, route pattern and status.',
-      '# TYPE http_requests_total counter',
-      ...counts,
-      '# HELP http_request_duration_seconds Time from receiving a request to the end of its response.',
-      '# TYPE http_request_duration_seconds histogram',
-      ...hist,
-      '# HELP process_resident_memory_bytes Resident memory size in bytes.',
-      '# TYPE process_resident_memory_bytes gauge',
-      `process_resident_memory_bytes ${mem.rss}`,
-      '# HELP nodejs_heap_used_bytes V8 heap in use, in bytes.',
-      '# TYPE nodejs_heap_used_bytes gauge',
-      `nodejs_heap_used_bytes ${mem.heapUsed}`,
-      '# HELP nodejs_heap_size_total_bytes V8 heap reserved, in bytes.',
-      '# TYPE nodejs_heap_size_total_bytes gauge',
-      `nodejs_heap_size_total_bytes ${mem.heapTotal}`,
-      '# HELP nodejs_external_memory_bytes Memory of C++ objects bound to JavaScript (buffers among them), in bytes.',
-      '# TYPE nodejs_external_memory_bytes gauge',
-      `nodejs_external_memory_bytes ${mem.external}`,
-      '# HELP process_cpu_seconds_total User and system CPU time spent, in seconds.',
-      '# TYPE process_cpu_seconds_total counter',
-      `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
-      '# HELP process_start_time_seconds Start time of the process since the Unix epoch, in seconds.',
-      '# TYPE process_start_time_seconds gauge',
-      `process_start_time_seconds ${Math.round(Date.now() / 1000 - process.uptime())}`,
-      '# HELP process_uptime_seconds Seconds since the process started.',
-      '# TYPE process_uptime_seconds gauge',
-      `process_uptime_seconds ${process.uptime()}`,
-      '# HELP anvil_build_info Always 1; the labels say which Anvil is running.',
-      '# TYPE anvil_build_info gauge',
-      `anvil_build_info{revision="${escapeLabel(ANVIL_REVISION)}"} 1`,
+      ...family('http_requests_total', 'counter', 'Requests answered, by method, route pattern and status.', counts),
+      ...family('http_request_duration_seconds', 'histogram', 'Time from receiving a request to the end of its response.', hist),
+      ...gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', mem.rss),
+      ...gauge('nodejs_heap_used_bytes', 'V8 heap in use, in bytes.', mem.heapUsed),
+      ...gauge('nodejs_heap_size_total_bytes', 'V8 heap reserved, in bytes.', mem.heapTotal),
+      ...gauge('nodejs_external_memory_bytes', 'Memory of C++ objects bound to JavaScript (buffers among them), in bytes.', mem.external),
+      ...family('process_cpu_seconds_total', 'counter', 'User and system CPU time spent, in seconds.', [`process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`]),
+      ...gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch, in seconds.', Math.round(Date.now() / 1000 - process.uptime())),
+      ...gauge('process_uptime_seconds', 'Seconds since the process started.', process.uptime()),
+      ...family('anvil_build_info', 'gauge', 'Always 1; the labels say which Anvil is running.', [`anvil_build_info{revision="${escapeLabel(ANVIL_REVISION)}"} 1`]),
       '',
     ].join('\n');
   }
 }
+
+/** One metric family in the text format: its help and type lines, then its samples. */
+function family(name: string, type: 'counter' | 'gauge' | 'histogram', help: string, samples: string[]): string[] {
+  return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples];
+}
+
+const gauge = (name: string, help: string, value: number): string[] => family(name, 'gauge', help, [`${name} ${value}`]);
 
 /** Records every response and serves /-/metrics. Returns the registry (tests read it directly too). */
 export function registerMetrics(app: FastifyInstance): HttpMetrics {

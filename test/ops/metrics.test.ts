@@ -32,6 +32,11 @@ for (const dialect of DIALECTS) {
       }
       assert.ok(sample(r.text, 'process_resident_memory_bytes')! > 1e6);
       assert.ok(sample(r.text, 'process_uptime_seconds')! > 0);
+      // the V8 heap: in use, never more than reserved; and the memory outside it
+      const used = sample(r.text, 'nodejs_heap_used_bytes')!;
+      assert.ok(used > 1e6 && used <= sample(r.text, 'nodejs_heap_size_total_bytes')!);
+      assert.ok(sample(r.text, 'nodejs_external_memory_bytes')! > 0);
+      assert.match(r.text, /^# TYPE nodejs_heap_size_total_bytes gauge$/m);
       assert.match(r.text, /^anvil_build_info\{revision="anvil-[^"]+"\} 1$/m);
     });
 
