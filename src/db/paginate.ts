@@ -42,10 +42,19 @@ export async function runPage<DB, TB extends keyof DB, O extends { id: number }>
  * as much as the page itself) and its answer, "more than COUNT_CAP", rarely changes. Only that
  * answer is kept: a shorter list is counted on every page, so creating or removing a row shows
  * in its total at once; a list that drops below the cap shows a total again within PAST_CAP_MS.
+ * Kept per database (its adapter, which its transactions and plugins share): tests open several
+ * databases in one process.
  */
-const pastCap = new Map<string, number>();
+const pastCapByDatabase = new WeakMap<object, Map<string, number>>();
 const PAST_CAP_MS = 10_000;
 const PAST_CAP_KEYS = 1_000;
+
+function pastCapOf(db: Kysely<any>): Map<string, number> {
+  const adapter = db.getExecutor().adapter;
+  let known = pastCapByDatabase.get(adapter);
+  if (!known) pastCapByDatabase.set(adapter, (known = new Map()));
+  return known;
+}
 
 /** How many rows `query` matches, or null above COUNT_CAP (then counted no further). One statement. */
 async function cappedCount(db: Kysely<any>, query: SelectQueryBuilder<any, any, any>, subset?: SelectQueryBuilder<any, any, any>): Promise<number | null> {
@@ -64,6 +73,7 @@ async function cappedCount(db: Kysely<any>, query: SelectQueryBuilder<any, any, 
         .as('n');
     })
     .compile();
+  const pastCap = pastCapOf(db);
   const key = `${count.sql}\0${JSON.stringify(count.parameters)}`;
   const now = Date.now();
   if ((pastCap.get(key) ?? 0) > now) return null;

@@ -58,5 +58,17 @@ for (const dialect of DIALECTS) {
         t.c.db = db;
       }
     });
+
+    it('another database asking the same list is counted for itself', async () => {
+      assert.equal((await t.get('/api/v4/users?search=bulk&per_page=3')).headers['x-total'], undefined);
+      const other = await buildTestApp(dialect);
+      try {
+        await seedManyUsers(other, 5, 'bulk');
+        const r = await other.get('/api/v4/users?search=bulk&per_page=3');
+        assert.equal(r.headers['x-total'], '5');
+      } finally {
+        await other.close();
+      }
+    });
   });
 }
