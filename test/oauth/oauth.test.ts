@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
 import { digest } from '../../src/domain/shared/secrets.js';
 
@@ -57,6 +58,22 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(byEmail.status, 200);
       assert.equal(byEmail.body.scope, 'read_user read_api');
+    });
+
+    it('passwords are stored as PBKDF2-SHA512 digests; a scrypt digest an earlier version stored still signs in', async () => {
+      const u = await t.createUser({ password: 'secret-pass-1' });
+      const stored = await t.c.db.selectFrom('users').select('password_digest').where('id', '=', u.id).executeTakeFirstOrThrow();
+      assert.match(stored.password_digest!, /^pbkdf2_sha512\$210000\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{86}==$/);
+      assert.ok(!stored.password_digest!.includes('secret-pass-1'));
+
+      const salt = crypto.randomBytes(16);
+      const scrypt = `scrypt$${salt.toString('base64')}$${crypto.scryptSync('old-pass-2', salt, 32).toString('base64')}`;
+      await t.c.db.updateTable('users').set({ password_digest: scrypt }).where('id', '=', u.id).execute();
+      assert.equal((await token({ grant_type: 'password', username: u.username, password: 'old-pass-2' })).status, 200);
+      assert.equal((await token({ grant_type: 'password', username: u.username, password: 'secret-pass-1' })).status, 400);
+      // a digest in no known scheme matches nothing
+      await t.c.db.updateTable('users').set({ password_digest: 'plain$old-pass-2' }).where('id', '=', u.id).execute();
+      assert.equal((await token({ grant_type: 'password', username: u.username, password: 'old-pass-2' })).status, 400);
     });
 
     it('the token\'s scopes are enforced: read_user can GET /user, not write', async () => {

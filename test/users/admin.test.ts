@@ -197,7 +197,7 @@ for (const dialect of DIALECTS) {
         assert.equal(r.body.email, email);
         const row = await t.c.db.selectFrom('users').select(['password_digest', 'email_lower']).where('id', '=', u.id).executeTakeFirstOrThrow();
         assert.equal(row.email_lower, email.toLowerCase());
-        assert.ok(row.password_digest?.startsWith('scrypt$'));
+        assert.ok(row.password_digest?.startsWith('pbkdf2_sha512$'));
       });
 
       it('409 for another user\'s email or username, 400 for invalid values, 404 for an unknown user', async () => {

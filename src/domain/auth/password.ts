@@ -14,7 +14,7 @@ import { getSettings } from '../settings/service.js';
 export async function userByPassword(c: Container, login: string, password: string): Promise<UserRow | null> {
   if (!(await getSettings(c)).password_authentication_enabled_for_web) return null;
   const user = (await findUserByUsername(c.db, login)) ?? (login.includes('@') ? await findUserByEmail(c.db, login) : undefined);
-  if (user?.state === 'active' && verifyPassword(password, user.password_digest)) return user;
+  if (user?.state === 'active' && (await verifyPassword(password, user.password_digest))) return user;
   // The reference tells system hooks when a blocked user tries to sign in.
   if (user?.state === 'blocked') await inTransaction(c.db, (tx) => userSystemEvent(c, tx, 'user_failed_login', user));
   return null;

@@ -49,7 +49,7 @@ export async function gitActor(c: Container, cred: BasicCredentials | null): Pro
   if (!(await getSettings(c)).password_authentication_enabled_for_git) throw unauthorized();
   const login = cred.username;
   const user = login.includes('@') ? await findUserByEmail(c.db, login) : await findUserByUsername(c.db, login);
-  if (!user || !verifyPassword(cred.password, user.password_digest)) throw unauthorized();
+  if (!user || !(await verifyPassword(cred.password, user.password_digest))) throw unauthorized();
   if (user.state !== 'active') throw forbidden('Your account has been blocked.');
   // A password is not a scoped credential: the account's own rights apply, as for a web session.
   return actingAs(user);

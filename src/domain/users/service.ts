@@ -61,6 +61,7 @@ export async function createUserRecord(c: Container, input: NewUserInput): Promi
 
   const now = nowIso();
   const projectsLimit = input.projectsLimit ?? (await getSettings(c)).default_projects_limit;
+  const passwordDigest = input.password ? await hashPassword(input.password) : null; // before the transaction: it takes a while
   try {
     return await inTransaction(c.db, async (tx) => {
       const user = await insertUserWithNamespace(
@@ -71,7 +72,7 @@ export async function createUserRecord(c: Container, input: NewUserInput): Promi
           name: input.name,
           email: input.email,
           email_lower: input.email.toLowerCase(),
-          password_digest: input.password ? hashPassword(input.password) : null,
+          password_digest: passwordDigest,
           state: input.state ?? 'active',
           admin: input.admin ? 1 : 0,
           external: input.external ? 1 : 0,
@@ -383,7 +384,7 @@ export async function updateUser(c: Container, actor: Actor | null, id: number, 
   if (input.email !== undefined) Object.assign(patch, { email: input.email, email_lower: input.email.toLowerCase() });
   if (input.username !== undefined) Object.assign(patch, { username: input.username, username_lower: input.username.toLowerCase() });
   if (input.name !== undefined) patch.name = input.name;
-  if (input.password !== undefined) patch.password_digest = hashPassword(input.password);
+  if (input.password !== undefined) patch.password_digest = await hashPassword(input.password);
   let updated: UserRow | undefined;
   try {
     updated = await inTransaction(c.db, async (tx) => {
