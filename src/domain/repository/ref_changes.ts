@@ -65,7 +65,9 @@ async function recordPushEvents(c: Container, actor: Actor, project: ProjectRow,
   const groups = new Map<string, PublishedRefChange[]>();
   for (const ch of changes) {
     const key = `${isTag(ch.ref) ? 'tag' : 'branch'}:${actionOf(ch)}`;
-    groups.set(key, [...(groups.get(key) ?? []), ch]);
+    const group = groups.get(key);
+    if (group) group.push(ch);
+    else groups.set(key, [ch]);
   }
   for (const [key, group] of groups) {
     const [refType, action] = key.split(':') as [PushData['refType'], PushData['action']];
