@@ -66,8 +66,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-proc-'));
   // The child gets no ANVIL_* from our environment except what we pass: a test must not hit a shared database.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
-  const args = opts.entry === 'dist' ? [DIST_MAIN, 'serve'] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve'];
-  const proc = spawn(process.execPath, args, {
+  // The build runs as itself, as `npm start` runs it: its first line holds Node's memory settings.
+  const [command, args] =
+    opts.entry === 'dist' ? [DIST_MAIN, ['serve']] : [process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve']];
+  const proc = spawn(command, args, {
     cwd: ROOT,
     env: {
       ...env,

@@ -44,6 +44,7 @@ await build({
 });
 // The command (`anvil`, `npm start`): the launcher that runs the server through its code cache.
 await build({ ...forNode, entryPoints: [path.join(root, 'src/launch.ts')], outfile: path.join(root, 'dist/anvil.mjs'), format: 'esm' });
+fs.chmodSync(path.join(root, 'dist/anvil.mjs'), 0o755); // run as itself: its first line holds the memory settings
 await buildWebAssets();
 await warmCodeCache();
 
@@ -54,7 +55,7 @@ await warmCodeCache();
 async function warmCodeCache() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-warm-'));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
-  const child = spawn(process.execPath, [path.join(root, 'dist/anvil.mjs'), 'serve'], {
+  const child = spawn(path.join(root, 'dist/anvil.mjs'), ['serve'], {
     env: { ...env, ANVIL_DATA_DIR: dataDir, ANVIL_PORT: '0', ANVIL_LOG_LEVEL: 'warn', ANVIL_RUNNER_ENABLED: 'false' },
     stdio: 'ignore',
   });

@@ -20,6 +20,7 @@ if (!fs.existsSync(entry) || newest(path.join(root, 'src')) > fs.statSync(entry)
   execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   execFileSync(process.execPath, [path.join(root, 'scripts/bundle.mjs')], { stdio: 'inherit' });
 }
-const child = spawn(process.execPath, [entry, 'serve', ...process.argv.slice(2)], { stdio: 'inherit' });
+// run as itself: the launcher's first line gives Node its memory settings (src/launch.ts)
+const child = spawn(entry, ['serve', ...process.argv.slice(2)], { stdio: 'inherit' });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

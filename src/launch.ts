@@ -1,4 +1,10 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8
+// The line above is the server's memory settings, given at exec (neither can be set once Node
+// runs): a young generation of 8 MB semi-spaces instead of 16 (the heap V8 kept after load was a
+// third new space), and two malloc arenas instead of one per thread-pool thread, each of which
+// held freed memory. So the command is run as itself (`dist/anvil.mjs serve`, as `npm start`,
+// the bench and the tests do), not as `node dist/anvil.mjs`. V8 keys its code cache by the
+// flags too, so every start must use the same ones.
 // dist/anvil.mjs: runs the server bundle (dist/server.cjs) through V8's code cache. Parsing and
 // compiling the bundle was most of start-up, which integration suites pay at every run; Node 20 has
 // no compile cache of its own, so the bytecode start-up compiled is kept beside the bundle and

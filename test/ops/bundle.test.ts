@@ -32,9 +32,21 @@ describe('the built server', () => {
     assert.deepEqual(caches, [path.basename(cacheOfBundle())]);
   });
 
-  it('prints its revision', () => {
-    const out = execFileSync(process.execPath, [path.join(DIST, 'anvil.mjs'), '--version'], { encoding: 'utf8' });
+  it('prints its revision, run as itself', () => {
+    const out = execFileSync(path.join(DIST, 'anvil.mjs'), ['--version'], { encoding: 'utf8' });
     assert.match(out.trim(), /^anvil-\d+\.\d+\.\d+-\w+$/);
+  });
+
+  it('the server runs with the memory settings of the command\'s first line', async () => {
+    const s = await startServer({ entry: 'dist' });
+    try {
+      const pid = s.proc.pid!;
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      assert.ok(argv.includes('--max-semi-space-size=8'), argv.join(' '));
+      assert.ok(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'));
+    } finally {
+      await s.stop();
+    }
   });
 
   for (const dialect of DIALECTS) {
