@@ -67,18 +67,21 @@ function identity(line: string): { name: string; email: string; date: string; ti
 function parseCommit(sha: string, data: Buffer): ParsedCommit | null {
   const end = data.indexOf('\n\n');
   if (end < 0 || data.includes(0)) return null;
-  let tree = '';
-  const parentIds: string[] = [];
-  let author = null;
-  let committer = null;
-  for (const line of data.toString('utf8', 0, end).split('\n')) {
-    if (line.startsWith('tree ')) tree = line.slice(5);
-    else if (line.startsWith('parent ')) parentIds.push(line.slice(7));
-    else if (line.startsWith('author ')) author ??= identity(line.slice(7));
-    else if (line.startsWith('committer ')) committer ??= identity(line.slice(10));
-    else if (line.startsWith('encoding ') && !/^utf-?8$/i.test(line.slice(9))) return null; // git would re-encode
+  const lines = data.toString('utf8', 0, end).split('\n');
+  // git reads parents only right after the tree, and its walk's date only from a committer line
+  // right after the author's: another layout is git's to read.
+  let at = 1;
+  while (/^parent [0-9a-f]{40}$/.test(lines[at] ?? '')) at++;
+  if (!/^tree [0-9a-f]{40}$/.test(lines[0]) || !lines[at]?.startsWith('author ') || !lines[at + 1]?.startsWith('committer ')) return null;
+  const tree = lines[0].slice(5);
+  const parentIds = lines.slice(1, at).map((l) => l.slice(7));
+  const author = identity(lines[at].slice(7));
+  const committer = identity(lines[at + 1].slice(10));
+  for (const line of lines.slice(at + 2)) {
+    if (line.startsWith('author ') || line.startsWith('committer ')) return null; // git would show the last one
+    if (line.startsWith('encoding ') && !/^utf-?8$/i.test(line.slice(9))) return null; // git would re-encode
   }
-  if (!author || !committer || !tree) return null;
+  if (!author || !committer) return null;
   const info: CommitInfo = {
     id: sha,
     parentIds,
