@@ -10,8 +10,6 @@ import {
   commitStats,
   compareAndSwapRef,
   isEmptyRepository,
-  lastCommitFor,
-  logCommits,
   objectExists,
   readCommit,
   writeCommit,
@@ -19,6 +17,7 @@ import {
   type FileAction,
   type FileDiff,
 } from '../../git/objects.js';
+import { lastCommitFor, logCommits } from '../../git/log.js';
 import { isValidBranchName } from '../../git/refs.js';
 import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
