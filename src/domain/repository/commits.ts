@@ -287,9 +287,8 @@ export async function listCommits(c: Container, actor: Actor | null, idOrPath: n
   const since = gitDate(input.since, 'since');
   const until = gitDate(input.until, 'until');
   let rev: string | undefined;
-  if (input.all) {
-    if (await isEmptyRepository(repo.dir)) return { items: [], total: null, hasNext: false };
-  } else {
+  // With `all` the list starts from every ref: an empty repository has none, and lists nothing.
+  if (!input.all) {
     rev = input.ref_name || repo.row.default_branch || 'HEAD';
     if (rev.startsWith('-')) {
       if (await isEmptyRepository(repo.dir)) return { items: [], total: null, hasNext: false };
