@@ -67,18 +67,21 @@ function identity(line: string): { name: string; email: string; date: string; ti
 function parseCommit(sha: string, data: Buffer): ParsedCommit | null {
   const end = data.indexOf('\n\n');
   if (end < 0 || data.includes(0)) return null;
-  let tree = '';
-  const parentIds: string[] = [];
-  let author = null;
-  let committer = null;
-  for (const line of data.toString('utf8', 0, end).split('\n')) {
-    if (line.startsWith('tree ')) tree = line.slice(5);
-    else if (line.startsWith('parent ')) parentIds.push(line.slice(7));
-    else if (line.startsWith('author ')) author ??= identity(line.slice(7));
-    else if (line.startsWith('committer ')) committer ??= identity(line.slice(10));
-    else if (line.startsWith('encoding ') && !/^utf-?8$/i.test(line.slice(9))) return null; // git would re-encode
+  const lines = data.toString('utf8', 0, end).split('\n');
+  // git reads parents only right after the tree, and its walk's date only from a committer line
+  // right after the author's: another layout is git's to read.
+  let at = 1;
+  while (/^parent [0-9a-f]{40}$/.test(lines[at] ?? '')) at++;
+  if (!/^tree [0-9a-f]{40}$/.test(lines[0]) || !lines[at]?.startsWith('author ') || !lines[at + 1]?.startsWith('committer ')) return null;
+  const tree = lines[0].slice(5);
+  const parentIds = lines.slice(1, at).map((l) => l.slice(7));
+  const author = identity(lines[at].slice(7));
+  const committer = identity(lines[at + 1].slice(10));
+  for (const line of lines.slice(at + 2)) {
+    if (line.startsWith('author ') || line.startsWith('committer ')) return null; // git would show the last one
+    if (line.startsWith('encoding ') && !/^utf-?8$/i.test(line.slice(9))) return null; // git would re-encode
   }
-  if (!author || !committer || !tree) return null;
+  if (!author || !committer) return null;
   const info: CommitInfo = {
     id: sha,
     parentIds,
@@ -124,31 +127,142 @@ export async function commitsByShas(dir: string, shas: string[]): Promise<Map<st
   return new Map(found.filter((c) => c !== null).map((c) => [c.info.id, c.info]));
 }
 
+/** What a walk shows and follows: git log's own filters (see walkCommits). */
+export interface Walk {
+  /** Stop once this many commits are shown. */
+  count: number;
+  /** Give up (null) after taking this many commits off the queue: git walks a long history faster. */
+  budget: number;
+  /** Committer time in seconds, inclusive (`--since`): an older commit is neither shown nor walked past. */
+  since?: number;
+  /** Committer time in seconds, inclusive (`--until`): a newer commit is walked past but not shown. */
+  until?: number;
+  firstParent?: boolean;
+  /** `-- <path>`: the path's parts (none: the whole tree); dirOnly when it ended in `/` (it then names only a directory). */
+  path?: { parts: string[]; dirOnly: boolean };
+}
+
+/** A read the walk cannot do here (an object missing or not rendered): the caller asks git. */
+class Unreadable extends Error {}
+
+async function parsed(dir: string, sha: string): Promise<ParsedCommit> {
+  const c = await commitBySha(dir, sha);
+  if (!c) throw new Unreadable(sha);
+  return c;
+}
+
 /**
- * The first `count` commits reachable from `tip` in git log's default order: newest committer
- * time first, ties in the order the walk met them (git inserts a parent after every queued commit
- * of the same time). Null when a commit on the way cannot be rendered here.
+ * The first `o.count` commits git log shows from `tips` (commit shas, in the order git was given
+ * them), in its default order: newest committer time first, ties in the order the walk met them
+ * (git sorts the starting commits stably, then inserts a parent after every queued commit of the
+ * same time). Null when a commit or tree on the way cannot be read here, or past the budget.
+ *
+ * With a path, this is git's default history simplification: a commit is shown when it differs
+ * at the path from every parent (a root commit: when the path exists in it); one that is the same
+ * as some parent is not shown, and only the first such parent is followed.
  */
-export async function walkCommits(dir: string, tip: string, count: number): Promise<CommitInfo[] | null> {
-  const first = await commitBySha(dir, tip);
-  if (!first) return null;
-  const queue: ParsedCommit[] = [first];
-  const seen = new Set([tip]);
-  const out: CommitInfo[] = [];
-  while (queue.length && out.length < count) {
-    const c = queue.shift()!;
-    out.push(c.info);
-    for (const p of c.info.parentIds) {
-      if (seen.has(p)) continue;
-      seen.add(p);
-      const parent = await commitBySha(dir, p);
-      if (!parent) return null;
-      let at = queue.length;
-      while (at > 0 && queue[at - 1].time < parent.time) at--;
-      queue.splice(at, 0, parent);
+export async function walkCommits(dir: string, tips: string[], o: Walk): Promise<CommitInfo[] | null> {
+  try {
+    const queue: ParsedCommit[] = [];
+    const seen = new Set<string>();
+    for (const tip of tips) {
+      if (seen.has(tip)) continue;
+      seen.add(tip);
+      queue.push(await parsed(dir, tip));
     }
+    queue.sort((a, b) => b.time - a.time); // stable, as git's
+    const out: CommitInfo[] = [];
+    for (let taken = 0; queue.length && out.length < o.count; taken++) {
+      if (taken >= o.budget) return null;
+      const c = queue.shift()!;
+      if (o.since !== undefined && c.time < o.since) continue;
+      const { follow, show } = await simplify(dir, c, o);
+      for (const p of follow) {
+        if (seen.has(p.info.id)) continue;
+        seen.add(p.info.id);
+        let at = queue.length;
+        while (at > 0 && queue[at - 1].time < p.time) at--;
+        queue.splice(at, 0, p);
+      }
+      if (show && (o.until === undefined || c.time <= o.until)) out.push(c.info);
+    }
+    return out;
+  } catch (e) {
+    if (e instanceof Unreadable) return null;
+    throw e;
   }
-  return out;
+}
+
+/** Which parents of `c` the walk follows and whether `c` is shown (git's try_to_simplify_commit). */
+async function simplify(dir: string, c: ParsedCommit, o: Walk): Promise<{ follow: ParsedCommit[]; show: boolean }> {
+  const ids = o.firstParent ? c.info.parentIds.slice(0, 1) : c.info.parentIds;
+  const parents = await Promise.all(ids.map((p) => parsed(dir, p)));
+  if (!o.path) return { follow: parents, show: true };
+  if (parents.length === 0) return { follow: [], show: !(await sameAt(dir, null, c.tree, o.path)) };
+  for (const p of parents) {
+    if (await sameAt(dir, p.tree, c.tree, o.path)) return { follow: [p], show: false };
+  }
+  return { follow: parents, show: true };
+}
+
+type Entry = TreeItem | null;
+
+async function treeItems(dir: string, sha: string): Promise<TreeItem[]> {
+  const items = await readTree(dir, sha);
+  if (!items) throw new Unreadable(sha);
+  return items;
+}
+
+async function child(dir: string, e: Entry, name: string): Promise<Entry> {
+  if (e?.type !== 'tree') return null; // a pathspec looks into directories only
+  return (await treeItems(dir, e.sha)).find((i) => i.name === name) ?? null;
+}
+
+/** Whether two root trees (null: none, a root commit's parent) hold the same at a path, as git's pruning diff sees it. */
+async function sameAt(dir: string, a: string | null, b: string, path: NonNullable<Walk['path']>): Promise<boolean> {
+  const root = (sha: string): TreeItem => ({ mode: '040000', type: 'tree', sha, name: '' });
+  let x: Entry = a ? root(a) : null;
+  let y: Entry = root(b);
+  for (const name of path.parts) {
+    if (x && y && x.sha === y.sha) return true; // the same object: the same below it
+    x = await child(dir, x, name);
+    y = await child(dir, y, name);
+  }
+  if (path.dirOnly && x?.type !== 'tree') x = null;
+  if (path.dirOnly && y?.type !== 'tree') y = null;
+  return sameEntry(dir, x, y);
+}
+
+/** git compares modes as it canonicalises them (a regular file is 644 or 755) */
+function canonicalMode(mode: string): string {
+  const m = parseInt(mode, 8);
+  switch (m & 0o170000) {
+    case 0o100000:
+      return m & 0o100 ? '100755' : '100644';
+    case 0o120000:
+      return '120000';
+    case 0o040000:
+      return '040000';
+    default:
+      return '160000';
+  }
+}
+
+/**
+ * Whether two entries (null: none) are the same to a recursive diff: the same object and mode,
+ * or directories whose files are all the same (a directory holding no file at all is the same
+ * as none: the diff shows files, not directories).
+ */
+async function sameEntry(dir: string, x: Entry, y: Entry): Promise<boolean> {
+  if (!x && !y) return true;
+  if (x && y && x.sha === y.sha && canonicalMode(x.mode) === canonicalMode(y.mode)) return true;
+  if ((x && x.type !== 'tree') || (y && y.type !== 'tree')) return false;
+  const xs = new Map((x ? await treeItems(dir, x.sha) : []).map((e) => [e.name, e]));
+  const ys = new Map((y ? await treeItems(dir, y.sha) : []).map((e) => [e.name, e]));
+  for (const name of new Set([...xs.keys(), ...ys.keys()])) {
+    if (!(await sameEntry(dir, xs.get(name) ?? null, ys.get(name) ?? null))) return false;
+  }
+  return true;
 }
 
 function parseTree(data: Buffer): TreeItem[] {

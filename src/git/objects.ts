@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { objectInfo, readObject } from './cat_file.js';
 import { finished, git, gitStream, gitText, GitError, safeArg } from './git.js';
-import { commitByRevision, commitsByShas, entryAt, readTree, remember, walkCommits } from './object_store.js';
+import { commitByRevision, commitsByShas, entryAt, readTree, remember } from './object_store.js';
 import { ZERO_SHA, type Person } from './repository.js';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -202,9 +202,10 @@ export interface CommitInfo {
   message: string;
 }
 
-const FIELDS = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'];
+/** The fields of a commit as the readers ask git log for them; parseCommits reads them back. */
+export const FIELDS = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'];
 
-function parseCommits(out: string): CommitInfo[] {
+export function parseCommits(out: string): CommitInfo[] {
   return out
     .split('\x1e')
     .filter((r) => r !== '')
@@ -223,49 +224,6 @@ function parseCommits(out: string): CommitInfo[] {
         message: msg.join('\x1f'),
       };
     });
-}
-
-export interface LogOptions {
-  /** A revision (branch, tag, sha); ignored with `all`. */
-  rev?: string;
-  all?: boolean;
-  path?: string;
-  since?: string;
-  until?: string;
-  firstParent?: boolean;
-  topo?: boolean;
-  skip: number;
-  limit: number;
-}
-
-/** Deeper pages than this are left to `git log`, which walks faster than reading commit by commit. */
-const WALK_MAX = 1_000;
-
-/** Commits reachable from a revision (or all refs), newest first, one page of them. */
-export async function logCommits(dir: string, o: LogOptions): Promise<CommitInfo[]> {
-  // The plain history of one revision is walked through the repository's cat-file; filters go to git log.
-  const plain = !o.all && !o.path && !o.since && !o.until && !o.firstParent && !o.topo;
-  if (plain && o.skip + o.limit <= WALK_MAX) {
-    const tip = await commitByRevision(dir, o.rev ?? 'HEAD');
-    if (tip === 'missing') return [];
-    const walked = tip === 'unknown' ? null : await walkCommits(dir, tip.commit.id, o.skip + o.limit);
-    if (walked) return walked.slice(o.skip);
-  }
-  const args = ['log', `--format=%x1e${FIELDS.join('%x1f')}`, `--skip=${o.skip}`, `--max-count=${o.limit}`];
-  if (o.since) args.push(`--since=${o.since}`);
-  if (o.until) args.push(`--until=${o.until}`);
-  if (o.firstParent) args.push('--first-parent');
-  if (o.topo) args.push('--topo-order');
-  if (o.all) args.push('--all');
-  else args.push(`${safeArg(o.rev ?? 'HEAD', 'ref_name')}`);
-  args.push('--');
-  if (o.path) {
-    // a path outside the repository names none of its files (git would refuse it as an error)
-    const p = path.posix.normalize(o.path);
-    if (p === '..' || p.startsWith('../') || p.startsWith('/')) return [];
-    args.push(p);
-  }
-  return parseCommits((await git(args, { gitDir: dir })).stdout.toString('utf8'));
 }
 
 /** One commit by sha, branch or tag name; null when it names none. */
@@ -408,18 +366,6 @@ export async function readBlob(repo: string, sha: string): Promise<Buffer> {
   const obj = SHA_RE.test(sha) ? await readObject(repo, sha) : null;
   if (obj?.type === 'blob') return obj.data;
   return (await git(['cat-file', 'blob', sha], { gitDir: repo })).stdout;
-}
-
-/** (commit, path) → the answer of lastCommitFor: it never changes for a given commit sha. */
-const lastCommits = new Map<string, string | null>();
-
-/** The last commit reachable from `commit` that touched `filePath`. */
-export async function lastCommitFor(repo: string, commit: string, filePath: string): Promise<string | null> {
-  const key = `${commit}\0${filePath}`;
-  if (SHA_RE.test(commit) && lastCommits.has(key)) return lastCommits.get(key)!;
-  const sha = (await gitText(['log', '-1', '--format=%H', commit, '--', filePath], { gitDir: repo })) || null;
-  if (SHA_RE.test(commit)) remember(lastCommits, key, sha, 20_000);
-  return sha;
 }
 
 /**

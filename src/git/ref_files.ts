@@ -1,7 +1,7 @@
 // Branch lists without forking git: the tips are read from the repository's own files (loose refs
-// under refs/heads/ and packed-refs), and commits and "merged" answers, which never change for a
-// given sha, are kept once read. Commits are read through the repository's cat-file; only a
-// "merged" answer never seen before costs one git run.
+// under refs/heads/ and packed-refs; every ref under refs/ for a walk from all refs), and commits
+// and "merged" answers, which never change for a given sha, are kept once read. Commits are read
+// through the repository's cat-file; only a "merged" answer never seen before costs one git run.
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, safeArg } from './git.js';
@@ -9,10 +9,12 @@ import { readCommitsBySha, type CommitInfo } from './objects.js';
 import { remember } from './object_store.js';
 import { HEADS, type BranchRef } from './refs.js';
 
-interface Tips {
-  /** Branch name → commit sha, names in git's order (byte order of the refname). */
+interface Refs {
+  /** Name below the prefix → the sha it holds (a tag's may be a tag object), in git's order (byte order of the refname). */
   tips: Map<string, string>;
-  /** refs/heads/ and every directory below it, when read. */
+  /** Loose refs that hold no sha (a symbolic ref, `ref: …`): left out of `tips`. */
+  symbolic: number;
+  /** The prefix's directory and every directory below it, when read. */
   dirs: string[];
   /** Modification times of packed-refs and of those directories when read. */
   stamp: string;
@@ -26,7 +28,8 @@ interface Tips {
  * within the same clock tick as our read would not show, hence the racy window.
  */
 const RACY_MS = 2_000;
-const tipsByRepo = new Map<string, Tips>();
+/** By repository and prefix (refs/heads/ for the branch list, refs/ for a walk from every ref). */
+const refsByRepo = new Map<string, Refs>();
 
 function stampOf(dir: string, dirs: string[]): { stamp: string; newest: number } {
   let newest = 0;
@@ -38,58 +41,80 @@ function stampOf(dir: string, dirs: string[]): { stamp: string; newest: number }
   return { stamp: parts.join(' '), newest };
 }
 
-/** refs/heads/ and the directories below it. */
-function headDirs(dir: string): string[] {
+/** The prefix's directory and the directories below it. */
+function refDirs(dir: string, prefix: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
     out.push(d);
     for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(path.join(d, e.name));
   };
-  if (fs.existsSync(path.join(dir, HEADS))) walk(path.join(dir, HEADS));
+  if (fs.existsSync(path.join(dir, prefix))) walk(path.join(dir, prefix));
   return out;
 }
 
-function readTips(dir: string, dirs: string[]): Map<string, string> {
+function readRefs(dir: string, prefix: string, dirs: string[]): { tips: Map<string, string>; symbolic: number } {
   const tips = new Map<string, string>();
+  let symbolic = 0;
   // Loose refs first, then packed-refs: `pack-refs` writes packed-refs before it prunes the loose
   // files, so a ref gone from the loose files by now is in the packed-refs read after.
-  const root = path.join(dir, HEADS);
+  const root = path.join(dir, prefix);
   for (const d of dirs) {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       if (!e.isFile() || e.name.endsWith('.lock')) continue;
       const sha = fs.readFileSync(path.join(d, e.name), 'utf8').trim();
       // A symbolic ref (`ref: …`) is not a branch of its own.
       if (/^[0-9a-f]{40}$/.test(sha)) tips.set(path.relative(root, path.join(d, e.name)), sha);
+      else symbolic++;
     }
   }
   const packed = fs.existsSync(path.join(dir, 'packed-refs')) ? fs.readFileSync(path.join(dir, 'packed-refs'), 'utf8') : '';
   for (const line of packed.split('\n')) {
     // `<sha> <refname>`; `#` starts the header, `^` a peeled tag's line. A loose ref overrides its packed line.
     const at = line.indexOf(' ');
-    const name = line.slice(at + 1 + HEADS.length);
-    if (at === 40 && line.startsWith(HEADS, at + 1) && !tips.has(name)) tips.set(name, line.slice(0, at));
+    const name = line.slice(at + 1 + prefix.length);
+    if (at === 40 && line.startsWith(prefix, at + 1) && !tips.has(name)) tips.set(name, line.slice(0, at));
   }
   const names = [...tips.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  return new Map(names.map((n) => [n, tips.get(n)!]));
+  return { tips: new Map(names.map((n) => [n, tips.get(n)!])), symbolic };
 }
 
-/** Every branch and its tip, sorted by name as `git for-each-ref --sort=refname` sorts them. */
-export function branchTips(dir: string): Map<string, string> {
-  const cached = tipsByRepo.get(dir);
-  if (cached && !cached.racy && stampOf(dir, cached.dirs).stamp === cached.stamp) return cached.tips;
+/** The refs under a prefix (`refs/heads/`), read from the repository's files, kept until they change. */
+function refsUnder(dir: string, prefix: string): Refs {
+  const key = `${dir}\0${prefix}`;
+  const cached = refsByRepo.get(key);
+  if (cached && !cached.racy && stampOf(dir, cached.dirs).stamp === cached.stamp) return cached;
   // A concurrent `pack-refs` moves loose refs into packed-refs and removes their files and
   // directories while we walk them: read again, the refs are then in packed-refs.
   for (let attempt = 1; ; attempt++) {
     try {
-      const dirs = headDirs(dir);
+      const dirs = refDirs(dir, prefix);
       const { stamp, newest } = stampOf(dir, dirs);
-      const tips = readTips(dir, dirs);
-      tipsByRepo.set(dir, { tips, dirs, stamp, racy: Date.now() - newest < RACY_MS });
-      return tips;
+      const refs = { ...readRefs(dir, prefix, dirs), dirs, stamp, racy: Date.now() - newest < RACY_MS };
+      refsByRepo.set(key, refs);
+      return refs;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw e;
     }
   }
+}
+
+/** Every branch and its tip, sorted by name as `git for-each-ref --sort=refname` sorts them. */
+export function branchTips(dir: string): Map<string, string> {
+  return refsUnder(dir, HEADS).tips;
+}
+
+/**
+ * What `git log --all` starts from, in its order: the object of every ref under refs/ (sorted by
+ * name), then HEAD's. Null when a ref is symbolic or HEAD is neither a ref nor a sha: git resolves those.
+ */
+export function allRefTargets(dir: string): string[] | null {
+  const refs = refsUnder(dir, 'refs/');
+  if (refs.symbolic > 0) return null;
+  const head = fs.readFileSync(path.join(dir, 'HEAD'), 'utf8').trim();
+  const target = head.startsWith('ref: refs/') ? refs.tips.get(head.slice('ref: refs/'.length)) : /^[0-9a-f]{40}$/.test(head) ? head : null;
+  if (target === null) return null;
+  // HEAD on a branch not born yet adds nothing
+  return target === undefined ? [...refs.tips.values()] : [...refs.tips.values(), target];
 }
 
 // Whether one sha is an ancestor of another never changes: it holds for every repository and

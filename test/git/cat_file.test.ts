@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { closeObjectReaders, readObject } from '../../src/git/cat_file.js';
 import { git, gitText } from '../../src/git/git.js';
-import { blobAt, listTree, logCommits, readBlob, readCommit } from '../../src/git/objects.js';
+import { logCommits } from '../../src/git/log.js';
+import { blobAt, listTree, readBlob, readCommit } from '../../src/git/objects.js';
 import { initBare, removeRepository } from '../../src/git/repository.js';
 
 const FIELDS = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'];

@@ -7,6 +7,7 @@ import { COMMIT_KEYS } from '../helpers/keys.js';
 import { commit, makeRepoProject, memberWith } from '../helpers/repository_content.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
 import { gitText } from '../../src/git/git.js';
+import { spawnsDuring } from '../helpers/spawns.js';
 
 const DETAIL_KEYS = [...COMMIT_KEYS, 'last_pipeline', 'project_id', 'stats', 'status'].sort();
 const DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/;
@@ -266,6 +267,28 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(stats.body[0].stats, { additions: 1, deletions: 0, total: 1 });
       assert.equal((await t.get(`${url(p.id)}?since=garbage`)).status, 400);
       assert.equal((await t.get(`${url(p.id)}?order=sideways`)).status, 400);
+    });
+
+    it('a filtered list starts no process: path, dates, all refs, first parents and pages are walked in-process', async () => {
+      const p = await makeRepoProject(t, { visibility: 'public' });
+      for (let i = 0; i < 3; i++) await commit(t, p.id, { commit_message: `m${i}`, actions: [{ action: 'create', file_path: `dir/f${i}`, content: `${i}` }] });
+      await commit(t, p.id, { branch: 'side', start_branch: 'main', commit_message: 'side', actions: [{ action: 'create', file_path: 'dir/s', content: 's' }] });
+      await t.get(url(p.id)); // the repository's object reader starts once, not per list
+      const queries = ['path=dir', 'path=dir/f1&since=2000-01-01T00:00:00Z', 'until=2099-01-01T00:00:00.000Z&first_parent=true', 'all=true&path=dir/s', 'all=true&per_page=2&page=2'];
+      for (const q of queries) {
+        const { spawned, result } = await spawnsDuring(() => t.get(`${url(p.id)}?${q}`));
+        assert.equal(result.status, 200, q);
+        assert.ok(result.body.length > 0, q);
+        assert.deepEqual(spawned, [], q);
+      }
+      const titles = async (q: string) => (await t.get(`${url(p.id)}?${q}`)).body.map((c: any) => c.title);
+      assert.deepEqual(await titles('path=dir'), ['m2', 'm1', 'm0']);
+      assert.deepEqual(await titles('all=true&path=dir/s'), ['side']);
+      assert.deepEqual(await titles('path=../dir'), []);
+      // a file's last commit is the same walk with a limit of one
+      const file = await spawnsDuring(() => t.get(`/api/v4/projects/${p.id}/repository/files/dir%2Ff1?ref=main`));
+      assert.deepEqual([file.result.status, file.spawned], [200, []]);
+      assert.equal(file.result.body.last_commit_id, (await t.get(`${url(p.id)}?path=dir/f1`)).body[0].id);
     });
 
     it('gets one commit by sha, short sha or branch; 404 Commit Not Found otherwise', async () => {

@@ -4,7 +4,7 @@ import type { Container } from '../context.js';
 import { latestBuild, latestPipelineId } from '../../db/repos/hooks.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
-import { logCommits } from '../../git/objects.js';
+import { logCommits } from '../../git/log.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import { repositoryDir } from '../repository/service.js';
 import { jobPayload, pipelinePayload } from './ci_payloads.js';

@@ -10,8 +10,6 @@ import {
   commitStats,
   compareAndSwapRef,
   isEmptyRepository,
-  lastCommitFor,
-  logCommits,
   objectExists,
   readCommit,
   writeCommit,
@@ -19,6 +17,7 @@ import {
   type FileAction,
   type FileDiff,
 } from '../../git/objects.js';
+import { lastCommitFor, logCommits } from '../../git/log.js';
 import { isValidBranchName } from '../../git/refs.js';
 import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
@@ -288,9 +287,8 @@ export async function listCommits(c: Container, actor: Actor | null, idOrPath: n
   const since = gitDate(input.since, 'since');
   const until = gitDate(input.until, 'until');
   let rev: string | undefined;
-  if (input.all) {
-    if (await isEmptyRepository(repo.dir)) return { items: [], total: null, hasNext: false };
-  } else {
+  // With `all` the list starts from every ref: an empty repository has none, and lists nothing.
+  if (!input.all) {
     rev = input.ref_name || repo.row.default_branch || 'HEAD';
     if (rev.startsWith('-')) {
       if (await isEmptyRepository(repo.dir)) return { items: [], total: null, hasNext: false };

@@ -4,7 +4,8 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Container } from '../context.js';
-import { blobAt, blobStream, lastCommitFor, readBlob, readCommit } from '../../git/objects.js';
+import { lastCommitFor } from '../../git/log.js';
+import { blobAt, blobStream, readBlob, readCommit } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
 import { commitActions, decodeContent, readableRepository, writableRepository, type ActionInput } from './commits.js';
