@@ -141,14 +141,17 @@ function withStatementCache(db: SQLite.Database, max = 500): SQLite.Database {
  */
 function withPlainRows(stmt: SQLite.Statement): SQLite.Statement {
   if (!stmt.reader) return stmt;
-  let names = stmt.columns().map((c) => c.name);
+  let width = -1;
+  let make: (values: unknown[]) => Record<string, unknown> = () => ({});
   const toRow = (values: unknown[]): Record<string, unknown> => {
     // SQLite prepares a cached statement again after a migration changes its table: `*` may then
     // name more or fewer columns.
-    if (values.length !== names.length) names = stmt.columns().map((c) => c.name);
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
-    return row;
+    if (values.length !== width) {
+      const names = stmt.columns().map((c) => c.name);
+      width = names.length;
+      make = rowMaker(names);
+    }
+    return make(values);
   };
   stmt.raw(true);
   // What Kysely's SQLite driver uses of a reader: `reader`, all() and iterate() (run() is for writes).
@@ -160,6 +163,16 @@ function withPlainRows(stmt: SQLite.Statement): SQLite.Statement {
     },
   };
   return plain as unknown as SQLite.Statement;
+}
+
+/**
+ * A function that makes a row from its values as one object literal with these keys: V8 then
+ * builds the object with its final shape at once, several times faster than adding 50 keys one by
+ * one. Names are quoted as JSON strings, so any column name is a plain key.
+ */
+function rowMaker(names: string[]): (values: unknown[]) => Record<string, unknown> {
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`);
+  return new Function('v', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {
