@@ -42,7 +42,7 @@ describe('the built server', () => {
     try {
       const pid = s.proc.pid!;
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      assert.ok(argv.includes('--max-semi-space-size=8'), argv.join(' '));
+      assert.ok(argv.includes('--max-semi-space-size=8') && argv.includes('--heap-growing-percent=20'), argv.join(' '));
       assert.ok(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'));
     } finally {
       await s.stop();
