@@ -30,6 +30,13 @@ describe('SQLite rows', () => {
     assert.deepEqual(dup, [{ a: 3, b: 'x' }]);
   });
 
+  it('any column name is a plain key: quotes, backslashes, line breaks and braces included', async () => {
+    const names = ['we"ird', 'back\\slash', 'line\nbreak', '}; throw 1; ({', "it's"];
+    const select = names.map((n, i) => `${i} AS "${n.replace(/"/g, '""')}"`).join(', ');
+    const { rows } = await sql.raw(`SELECT ${select}`).execute(db);
+    assert.deepEqual(rows, [Object.fromEntries(names.map((n, i) => [n, i]))]);
+  });
+
   it('a cached `*` statement names the columns a migration added', async () => {
     await db.selectFrom('t').selectAll().where('a', '=', 1).execute();
     await sql`ALTER TABLE t ADD COLUMN c INTEGER DEFAULT 7`.execute(db);
