@@ -8,6 +8,12 @@
 // - two malloc arenas instead of one per thread-pool thread, each of which kept freed memory.
 // So the command is run as itself (`dist/anvil.mjs serve`, as `npm start`, the bench and the
 // tests do), not as `node dist/anvil.mjs`.
+// dist/anvil.mjs: runs the server bundle (dist/server.cjs) through V8's code cache. Parsing and
+// compiling the bundle was most of start-up, which integration suites pay at every run; Node 20 has
+// no compile cache of its own, so the bytecode start-up compiled is kept beside the bundle and
+// given back to V8 at the next start. The cache is named after the bundle's size and time, so a
+// rebuilt bundle never runs a stale one; V8 refuses one from another Node version, and then it is
+// written anew. Without a cache (or a writable dist/) the bundle simply compiles as usual.
 import fs from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
