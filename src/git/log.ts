@@ -8,6 +8,7 @@ import { git, gitText, safeArg } from './git.js';
 import { FIELDS, parseCommits, type CommitInfo } from './objects.js';
 import { commitByRevision, remember, walkCommits, type Walk } from './object_store.js';
 import { allRefTargets } from './ref_files.js';
+import { SHA_RE } from './repository.js';
 
 export interface LogOptions {
   /** A revision (branch, tag, sha); ignored with `all`. */
@@ -115,7 +116,6 @@ async function walkLog(dir: string, o: LogOptions, where: RepositoryPath | undef
 
 /** (commit, path) → the answer of lastCommitFor: it never changes for a given commit sha. */
 const lastCommits = new Map<string, string | null>();
-const SHA_RE = /^[0-9a-f]{40}$/;
 
 /** The last commit reachable from `commit` that touched `filePath` (`git log -1 -- <path>`). */
 export async function lastCommitFor(repo: string, commit: string, filePath: string): Promise<string | null> {

@@ -9,10 +9,9 @@ import { Readable } from 'node:stream';
 import { objectInfo, readObject } from './cat_file.js';
 import { finished, git, gitStream, gitText, GitError, safeArg } from './git.js';
 import { commitByRevision, commitsByShas, entryAt, readTree, remember } from './object_store.js';
-import { ZERO_SHA, type Person } from './repository.js';
+import { SHA_RE, ZERO_SHA, type Person } from './repository.js';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-const SHA_RE = /^[0-9a-f]{40}$/;
 
 export interface FileAction {
   action: 'create' | 'update' | 'delete' | 'move' | 'chmod';

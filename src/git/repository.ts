@@ -64,7 +64,8 @@ export async function commitSingleFile(
   return commit;
 }
 
-const SHA_RE = /^[0-9a-f]{40}$/;
+/** A full commit or object id as git prints it. */
+export const SHA_RE = /^[0-9a-f]{40}$/;
 
 // Revisions: one answer for a revision that names nothing (or that git would read as an option,
 // which never reaches git): null, false, 0.
