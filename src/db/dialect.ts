@@ -171,8 +171,12 @@ function withPlainRows(stmt: SQLite.Statement): SQLite.Statement {
  * one. Names are quoted as JSON strings, so any column name is a plain key.
  */
 function rowMaker(names: string[]): (values: unknown[]) => Record<string, unknown> {
-  const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`);
-  return new Function('v', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
+  return new Function('v', `return ${objectLiteral(names, (_, i) => `v[${i}]`)};`) as (values: unknown[]) => Record<string, unknown>;
+}
+
+/** The source of `{ "name": <its value>, … }`: names quoted as JSON strings, so any column name is a plain key. */
+export function objectLiteral(names: readonly string[], valueOf: (name: string, i: number) => string): string {
+  return `{ ${names.map((name, i) => `${JSON.stringify(name)}: ${valueOf(name, i)}`).join(', ')} }`;
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {

@@ -4,7 +4,7 @@
 // GET was seven statements; on PostgreSQL each is a round trip).
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { compiledOnce } from '../compiled.js';
-import { dialectOf } from '../dialect.js';
+import { dialectOf, objectLiteral } from '../dialect.js';
 import type { DB } from '../schema.js';
 import type { ProjectRow } from './projects.js';
 
@@ -91,13 +91,25 @@ export async function findProjectWithContext(
 ): Promise<{ row: ProjectRow; context: ProjectContext } | undefined> {
   const [joined] = (await projectWithContext(db, { id, userId, today }, userId === null ? 'anonymous' : 'caller')) as Record<string, unknown>[];
   if (!joined) return undefined;
-  // The row must be a plain project row (some callers store or spread it).
-  const context: Record<string, unknown> = {};
-  for (const k of CONTEXT_KEYS) {
-    context[k] = joined[k];
-    delete joined[k];
+  return splitterOf(joined)(joined) as { row: ProjectRow; context: ProjectContext };
+}
+
+/**
+ * The joined row split into a plain project row (some callers store or spread it) and its
+ * context, each made as one object literal. Deleting the context's keys from the joined row
+ * instead turned it into a slow dictionary for everything that reads it afterwards. Made again
+ * when the columns change (a migration adds one to `projects.*`).
+ */
+let splitter: { keys: string[]; split: (joined: Record<string, unknown>) => { row: unknown; context: unknown } } | null = null;
+
+function splitterOf(joined: Record<string, unknown>) {
+  const keys = Object.keys(joined);
+  if (!splitter || splitter.keys.length !== keys.length || splitter.keys.some((k, i) => k !== keys[i])) {
+    const literal = (names: readonly string[]) => objectLiteral(names, (k) => `j[${JSON.stringify(k)}]`);
+    const rowKeys = keys.filter((k) => !(CONTEXT_KEYS as readonly string[]).includes(k));
+    splitter = { keys, split: new Function('j', `return { row: ${literal(rowKeys)}, context: ${literal(CONTEXT_KEYS)} };`) as never };
   }
-  return { row: joined as ProjectRow, context: context as unknown as ProjectContext };
+  return splitter.split;
 }
 
 /** The context of each of these projects, by project id (one statement for a whole page). */
