@@ -43,7 +43,8 @@ describe('the built server', () => {
       const pid = s.proc.pid!;
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       assert.ok(argv.includes('--max-semi-space-size=8') && argv.includes('--heap-growing-percent=20'), argv.join(' '));
-      assert.ok(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'));
+      const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.ok(environ.includes('MALLOC_ARENA_MAX=2') && environ.includes('MALLOC_MMAP_THRESHOLD_=65536'), environ.filter((e) => e.startsWith('MALLOC')).join(' '));
     } finally {
       await s.stop();
     }
