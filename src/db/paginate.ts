@@ -1,5 +1,5 @@
 // One way to run a list query as a page, for every list in Anvil.
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { COUNT_CAP, type PageRequest, type PageResult } from '../domain/shared/page.js';
 
 /**
@@ -29,10 +29,11 @@ export async function runPage<DB, TB extends keyof DB, O extends { id: number }>
     return { items: rows.slice(0, page.perPage), total: null, hasNext: rows.length > page.perPage };
   }
   const offset = (page.page - 1) * page.perPage;
-  const rows = await query.limit(page.perPage + 1).offset(offset).execute();
+  const statement = query.limit(page.perPage + 1).offset(offset).compile();
+  const rows = (await db.executeQuery(statement)).rows;
   const hasNext = rows.length > page.perPage;
   // A last page tells the total by itself (a page past the end does not).
-  const total = !hasNext && (rows.length > 0 || offset === 0) ? offset + rows.length : await cappedCount(db, query, countSubset);
+  const total = !hasNext && (rows.length > 0 || offset === 0) ? offset + rows.length : await cappedCount(db, query, statement, countSubset);
   return { items: rows.slice(0, page.perPage), total, hasNext };
 }
 
@@ -56,28 +57,36 @@ function pastCapOf(db: Kysely<any>): Map<string, number> {
   return known;
 }
 
-/** How many rows `query` matches, or null above COUNT_CAP (then counted no further). One statement. */
-async function cappedCount(db: Kysely<any>, query: SelectQueryBuilder<any, any, any>, subset?: SelectQueryBuilder<any, any, any>): Promise<number | null> {
+/**
+ * How many rows `query` matches, or null above COUNT_CAP (then counted no further). One statement.
+ * `page` is the query's compiled page (limit and offset, the last two values, come last).
+ */
+async function cappedCount(
+  db: Kysely<any>,
+  query: SelectQueryBuilder<any, any, any>,
+  page: CompiledQuery,
+  subset?: SelectQueryBuilder<any, any, any>,
+): Promise<number | null> {
+  // Known to pass the cap: keyed by the query itself, whatever the page (the subset only makes finding that out cheaper).
+  const pastCap = pastCapOf(db);
+  const key = `${page.sql}\0${JSON.stringify(page.parameters.slice(0, -2))}`;
+  const now = Date.now();
+  if ((pastCap.get(key) ?? 0) > now) return null;
+
   const ones = (q: SelectQueryBuilder<any, any, any>) => q.clearSelect().clearOrderBy().select(sql`1`.as('one'));
   // Whether a row lies past the cap is one walk that stops there, several times faster than
   // counting as many rows; only a shorter list is counted.
-  const count = db
-    .selectNoFrom((eb) => {
-      const isPastCap = (q: SelectQueryBuilder<any, any, any>) => eb.exists(ones(q).limit(1).offset(COUNT_CAP));
-      return eb
-        .case()
-        .when(subset ? eb.or([isPastCap(subset), isPastCap(query)]) : isPastCap(query))
-        .then(sql<number | null>`NULL`)
-        .else(eb.selectFrom(ones(query).limit(COUNT_CAP + 1).as('capped')).select((e) => e.fn.countAll<number>().as('n')))
-        .end()
-        .as('n');
-    })
-    .compile();
-  const pastCap = pastCapOf(db);
-  const key = `${count.sql}\0${JSON.stringify(count.parameters)}`;
-  const now = Date.now();
-  if ((pastCap.get(key) ?? 0) > now) return null;
-  const [r] = (await db.executeQuery<{ n: number | null }>(count)).rows;
+  const count = db.selectNoFrom((eb) => {
+    const isPastCap = (q: SelectQueryBuilder<any, any, any>) => eb.exists(ones(q).limit(1).offset(COUNT_CAP));
+    return eb
+      .case()
+      .when(subset ? eb.or([isPastCap(subset), isPastCap(query)]) : isPastCap(query))
+      .then(sql<number | null>`NULL`)
+      .else(eb.selectFrom(ones(query).limit(COUNT_CAP + 1).as('capped')).select((e) => e.fn.countAll<number>().as('n')))
+      .end()
+      .as('n');
+  });
+  const [r] = await count.execute();
   // No row at all: a filter value out of its column's range matched nothing (dialect.ts).
   if (r === undefined) return 0;
   if (r.n !== null) return Number(r.n);

@@ -112,9 +112,19 @@ function splitterOf(joined: Record<string, unknown>) {
   return splitter.split;
 }
 
+// The read behind every page of projects: compiled once per number of projects (compiled.ts);
+// the ids are the values `id0`, `id1`, …
+const contextsOfPage = compiledOnce((db, v: Record<string, unknown>, variant) => {
+  const ids = Object.keys(v).filter((k) => /^id\d+$/.test(k)).map((k) => v[k] as number);
+  const userId = variant.startsWith('anonymous') ? null : (v.userId as number);
+  return withContext(db, db.selectFrom('projects').select('projects.id'), userId, v.today as string).where('projects.id', 'in', ids);
+});
+
 /** The context of each of these projects, by project id (one statement for a whole page). */
 export async function projectContexts(db: Kysely<DB>, ids: number[], userId: number | null, today: string): Promise<Map<number, ProjectContext>> {
   if (ids.length === 0) return new Map();
-  const rows = await withContext(db, db.selectFrom('projects').select('projects.id'), userId, today).where('projects.id', 'in', ids).execute();
+  const values: Record<string, unknown> = { userId, today };
+  ids.forEach((id, i) => (values[`id${i}`] = id));
+  const rows = await contextsOfPage(db, values, `${userId === null ? 'anonymous' : 'caller'} ${ids.length}`);
   return new Map(rows.map((r) => [r.id, r]));
 }
