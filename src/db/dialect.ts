@@ -47,6 +47,25 @@ class StatementNames {
   }
 }
 
+/**
+ * Rows made here from pg's arrays, by one object literal per statement (rowMaker): pg's own rows
+ * are copies of a prototype object filled one key at a time, dearer to build and to collect on a
+ * page of 50-column projects. Same keys in the same order, the last of a repeated name winning.
+ */
+function plainRows(): (text: string, result: pg.QueryArrayResult) => pg.QueryResult {
+  const makers = new Map<string, { names: string[]; make: (values: unknown[]) => Record<string, unknown> }>();
+  return (text, result) => {
+    let maker = makers.get(text);
+    // A statement's columns change when a migration changes its table (`*`): made again then.
+    if (!maker || maker.names.length !== result.fields.length || result.fields.some((f, i) => f.name !== maker!.names[i])) {
+      const names = result.fields.map((f) => f.name);
+      if (makers.size >= 1_000) makers.clear();
+      makers.set(text, (maker = { names, make: rowMaker(names) }));
+    }
+    return Object.assign(result, { rows: result.rows.map(maker.make) });
+  };
+}
+
 /** PostgreSQL's answer when a table changed under a prepared statement (a newer node migrated it). */
 const isStalePlan = (e: unknown) => (e as { code?: string }).code === '0A000' && /cached plan/.test(String((e as Error).message));
 
@@ -59,20 +78,21 @@ const isStalePlan = (e: unknown) => (e as { code?: string }).code === '0A000' &&
  */
 function wrapQueries(pool: pg.Pool): pg.Pool {
   const names = new StatementNames();
+  const rowsOf = plainRows();
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   (pool as any).connect = async () => {
     const client = await connect();
     if (!(client as any)[WRAPPED]) {
-      const query = client.query.bind(client) as (q: pg.QueryConfig) => Promise<pg.QueryResult>;
+      const query = client.query.bind(client) as (q: pg.QueryArrayConfig) => Promise<pg.QueryArrayResult>;
       (client as any)[WRAPPED] = true;
       (client as any).query = async (text: string, values?: unknown[]) => {
         try {
           try {
-            return await query({ text, values, name: names.nameOf(text) });
+            return rowsOf(text, await query({ text, values, name: names.nameOf(text), rowMode: 'array' }));
           } catch (e) {
             // Prepared before the table changed: prepare it again under a new name (outside a transaction this succeeds).
             if (!isStalePlan(e)) throw e;
-            return await query({ text, values, name: names.rename(text) });
+            return rowsOf(text, await query({ text, values, name: names.rename(text), rowMode: 'array' }));
           }
         } catch (e) {
           if ((e as { code?: string }).code === '22003' && MATCHING.test(text)) {
