@@ -3,6 +3,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
+import { compiledOnce } from '../compiled.js';
 import { runPage } from '../paginate.js';
 import type { DB, MembersTable } from '../schema.js';
 
@@ -76,12 +77,10 @@ export const groupMembershipsOf = (db: Kysely<DB>, userId: number, today: string
     .where(notExpired(today))
     .execute();
 
-/**
- * Ids of the groups in which the user has a live membership of at least `minLevel`, and of every
- * group below those (a group's full path starts with its ancestors' full paths plus '/').
- */
-export async function groupIdsAtOrBelowMemberships(db: Kysely<DB>, userId: number, minLevel: number, today: string): Promise<number[]> {
-  const rows = await db
+// Read by every list a signed-in user asks for (which projects they reach through groups):
+// compiled once (compiled.ts).
+const groupsAtOrBelowMemberships = compiledOnce((db, v: { userId: number; minLevel: number; today: string }) =>
+  db
     .selectFrom('namespaces as g')
     .select('g.id')
     .where('g.kind', '=', 'group')
@@ -90,15 +89,21 @@ export async function groupIdsAtOrBelowMemberships(db: Kysely<DB>, userId: numbe
         selectFrom('members')
           .innerJoin('namespaces as mg', 'mg.id', 'members.source_id')
           .select(sql`1`.as('one'))
-          .where('members.user_id', '=', userId)
+          .where('members.user_id', '=', v.userId)
           .where('members.source_type', '=', 'Namespace')
-          .where('members.access_level', '>=', minLevel)
-          .where(notExpired(today))
+          .where('members.access_level', '>=', v.minLevel)
+          .where(notExpired(v.today))
           .where(sql<boolean>`(mg.id = g.id OR substr(g.full_path_lower, 1, length(mg.full_path_lower) + 1) = mg.full_path_lower || '/')`),
       ),
-    )
-    .execute();
-  return rows.map((r) => r.id);
+    ),
+);
+
+/**
+ * Ids of the groups in which the user has a live membership of at least `minLevel`, and of every
+ * group below those (a group's full path starts with its ancestors' full paths plus '/').
+ */
+export async function groupIdsAtOrBelowMemberships(db: Kysely<DB>, userId: number, minLevel: number, today: string): Promise<number[]> {
+  return (await groupsAtOrBelowMemberships(db, { userId, minLevel, today })).map((r) => r.id);
 }
 
 /** Distinct owners across these sources of one type, not counting project bots. */
