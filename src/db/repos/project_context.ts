@@ -112,8 +112,8 @@ function splitterOf(joined: Record<string, unknown>) {
   return splitter.split;
 }
 
-// The read behind every page of projects: compiled once per number of projects (compiled.ts);
-// the ids are the values `id0`, `id1`, …
+// The read behind every page of projects: compiled once per number of projects (compiled.ts;
+// pages hold at most 100, so at most 100 forms per caller variant); the ids are the values `id0`, `id1`, …
 const contextsOfPage = compiledOnce((db, v: Record<string, unknown>, variant) => {
   const ids = Object.keys(v).filter((k) => /^id\d+$/.test(k)).map((k) => v[k] as number);
   const userId = variant.startsWith('anonymous') ? null : (v.userId as number);
