@@ -1,7 +1,7 @@
 // Bare repositories on disk: create, seed, copy, remove, and the few plumbing reads every area needs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { closeObjectReaders } from './cat_file.js';
+import { closeGitProcesses } from './long_lived.js';
 import { git, gitText, isSafeArg, safeArg } from './git.js';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -28,7 +28,7 @@ function identityEnv(author: Person, committer: Person = author): Record<string,
 /** A new, empty bare repository whose HEAD names `defaultBranch`. */
 export async function initBare(dir: string, defaultBranch: string): Promise<void> {
   fs.mkdirSync(path.dirname(dir), { recursive: true });
-  closeObjectReaders(dir); // a reader left from a repository once at this path knows none of the new one's objects
+  closeGitProcesses(dir); // a reader left from a repository once at this path knows none of the new one's objects
   await git(['init', '--bare', '--quiet', `--initial-branch=${safeArg(defaultBranch, 'branch')}`, dir]);
   // Pushes are checked by Anvil before git sees them; git itself keeps objects honest.
   await git(['config', 'receive.fsckObjects', 'true'], { gitDir: dir });
@@ -45,7 +45,7 @@ export async function copyBare(from: string, to: string): Promise<void> {
 }
 
 export function removeRepository(dir: string): void {
-  closeObjectReaders(dir);
+  closeGitProcesses(dir);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 

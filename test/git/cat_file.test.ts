@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { closeObjectReaders, readObject } from '../../src/git/cat_file.js';
+import { readObject } from '../../src/git/cat_file.js';
+import { closeGitProcesses } from '../../src/git/long_lived.js';
 import { git, gitText } from '../../src/git/git.js';
 import { logCommits } from '../../src/git/log.js';
 import { blobAt, listTree, readBlob, readCommit } from '../../src/git/objects.js';
@@ -64,7 +65,7 @@ describe('object reads through cat-file', () => {
     await git(['tag', '-a', 'v1', '-m', 'tag', b], { gitDir: dir, env: { GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@x' } });
   });
   after(() => {
-    closeObjectReaders(dir);
+    closeGitProcesses(dir);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { closeObjectReaders } from '../../src/git/cat_file.js';
+import { closeGitProcesses } from '../../src/git/long_lived.js';
 import { lastCommitFor, logCommits, type LogOptions } from '../../src/git/log.js';
 import { initBare } from '../../src/git/repository.js';
 import { spawnsDuring } from '../helpers/spawns.js';
@@ -285,7 +285,7 @@ describe('commit walk against git log', () => {
       run(['update-ref', 'refs/heads/late', shas['feature b']], { gitDir: dir });
       run(['update-ref', 'refs/keep/x', shas['side readme, tied with the merge']], { gitDir: dir });
     });
-    after(() => closeObjectReaders(dir));
+    after(() => closeGitProcesses(dir));
 
     it('every filter and combination answers as git log does, without starting a process', async () => {
       const paths = [undefined, 'README', 'src', 'src/', 'src/lib/b.txt', './src//lib', 'src/renamed.txt', 'src/a.txt', 'docs', 'docs/', 'docs/guide.md', 'st*r', 's*', '.', 'nope', 'README/'];
@@ -306,7 +306,7 @@ describe('commit walk against git log', () => {
       await initBare(dir, 'main');
       run(['fast-import', '--quiet'], { gitDir: dir, input: randomHistory(7, 160) });
     });
-    after(() => closeObjectReaders(dir));
+    after(() => closeGitProcesses(dir));
 
     it('every filter and combination answers as git log does, without starting a process', async () => {
       const paths = [undefined, 'a', 'b', 'b/d', 'b/d/e', 'b/d/', 'x', 'x/', 'x/y', 'g/h', 'st*r', '.'];
@@ -352,7 +352,7 @@ describe('commit walk against git log', () => {
       tip = parent!;
       run(['update-ref', 'refs/heads/main', tip], { gitDir: dir });
     });
-    after(() => closeObjectReaders(dir));
+    after(() => closeGitProcesses(dir));
 
     it('an empty directory is no change, a mode is compared as git canonicalises it', async () => {
       const paths = ['.', 'a', 'd', 'd/', 'd/e', 'd/e/g', 'd/f', 'z', 'z/', 'z/y'];
@@ -378,7 +378,7 @@ describe('commit walk against git log', () => {
       run(['fast-import', '--quiet'], { gitDir: dir, input: out.join('\n') + '\n' });
       old = run(['rev-parse', 'main~100'], { gitDir: dir }).trim();
     });
-    after(() => closeObjectReaders(dir));
+    after(() => closeGitProcesses(dir));
 
     /** The answer must be git log's, and git log must have given it. */
     async function byGit(o: LogOptions): Promise<void> {
@@ -445,7 +445,7 @@ describe('commit walk against git log', () => {
         const { spawned, result } = await spawnsDuring(() => logCommits(empty, { ...o, skip: 0, limit: 20 }));
         assert.deepEqual([spawned, result], [[], []]);
       }
-      closeObjectReaders(empty);
+      closeGitProcesses(empty);
     });
   });
 });

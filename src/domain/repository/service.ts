@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
-import { closeObjectReaders } from '../../git/cat_file.js';
+import { closeGitProcesses } from '../../git/long_lived.js';
 import { commitSingleFile, copyBare, initBare, removeRepository } from '../../git/repository.js';
 
 export function repositoryDir(c: Container, projectId: number): string {
@@ -40,5 +40,5 @@ export function removeProjectRepository(c: Container, projectId: number): void {
 
 /** Stops the git processes kept for reading this node's repositories (the server is closing). */
 export function closeRepositoryReaders(c: Container): void {
-  closeObjectReaders(path.join(c.config.dataDir, 'repositories'));
+  closeGitProcesses(path.join(c.config.dataDir, 'repositories'));
 }
