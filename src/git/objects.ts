@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { objectInfo, readObject } from './cat_file.js';
+import { diffStats, type DiffStats } from './diff_stats.js';
 import { finished, git, gitStream, gitText, GitError, safeArg } from './git.js';
 import { commitByRevision, commitsByShas, entryAt, readTree, remember } from './object_store.js';
 import { SHA_RE, ZERO_SHA, type Person } from './repository.js';
@@ -247,29 +248,16 @@ export async function readCommitsBySha(dir: string, shas: string[]): Promise<Com
 }
 
 /** Lines added and removed by a commit against its first parent (binary files count nothing). */
-export async function commitStats(dir: string, c: CommitInfo): Promise<{ additions: number; deletions: number; total: number }> {
+export async function commitStats(dir: string, c: CommitInfo): Promise<DiffStats> {
   const kept = stats.get(c.id);
   if (kept) return kept;
-  const counted = await countStats(dir, c);
+  const counted = await diffStats(dir, c.id, c.parentIds[0] ?? null);
   remember(stats, c.id, counted, 20_000);
   return counted;
 }
 
 /** A commit's stats never change for its sha (its first parent is part of it). */
-const stats = new Map<string, { additions: number; deletions: number; total: number }>();
-
-async function countStats(dir: string, c: CommitInfo): Promise<{ additions: number; deletions: number; total: number }> {
-  const base = c.parentIds[0] ?? EMPTY_TREE;
-  const out = await gitText(['diff', '--numstat', '--no-renames', base, c.id], { gitDir: dir });
-  let additions = 0;
-  let deletions = 0;
-  for (const line of out.split('\n')) {
-    const [a, d] = line.split('\t');
-    if (/^\d+$/.test(a ?? '')) additions += Number(a);
-    if (/^\d+$/.test(d ?? '')) deletions += Number(d);
-  }
-  return { additions, deletions, total: additions + deletions };
-}
+const stats = new Map<string, DiffStats>();
 
 export interface TreeEntry {
   mode: string;

@@ -291,6 +291,34 @@ for (const dialect of DIALECTS) {
       assert.equal(file.result.body.last_commit_id, (await t.get(`${url(p.id)}?path=dir/f1`)).body[0].id);
     });
 
+    it('with_stats counts lines as git diff --numstat does, and starts no process per list', async () => {
+      const p = await makeRepoProject(t, { visibility: 'public' });
+      await commit(t, p.id, { commit_message: 'two files', actions: [{ action: 'create', file_path: 'a.txt', content: 'a\nb\nc\n' }, { action: 'create', file_path: 'b.txt', content: 'x\n' }] });
+      await commit(t, p.id, { commit_message: 'edit', actions: [{ action: 'update', file_path: 'a.txt', content: 'a\nB\nc\nd\n' }, { action: 'delete', file_path: 'b.txt' }] });
+      await commit(t, p.id, { commit_message: 'binary', actions: [{ action: 'create', file_path: 'bin.dat', content: Buffer.from([0, 1, 2, 0, 255]).toString('base64'), encoding: 'base64' }] });
+      await commit(t, p.id, { commit_message: 'empty', actions: [{ action: 'create', file_path: 'empty.txt', content: '' }] });
+      await t.get(`${url(p.id)}?with_stats=true&per_page=1`); // the repository's readers start once, not per list
+      const { spawned, result } = await spawnsDuring(() => t.get(`${url(p.id)}?with_stats=true&per_page=100`));
+      assert.equal(result.status, 200);
+      assert.deepEqual(spawned, []);
+      const dir = repositoryDir(t.c, p.id);
+      for (const c of result.body) {
+        // what git itself counts for the commit against its first parent (the root: against nothing)
+        const base = c.parent_ids[0] ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+        let additions = 0;
+        let deletions = 0;
+        for (const line of (await gitText(['diff', '--numstat', '--no-renames', base, c.id], { gitDir: dir })).split('\n')) {
+          const [a, d] = line.split('\t');
+          if (/^\d+$/.test(a ?? '')) additions += Number(a);
+          if (/^\d+$/.test(d ?? '')) deletions += Number(d);
+        }
+        assert.deepEqual(c.stats, { additions, deletions, total: additions + deletions }, c.title);
+      }
+      const byTitle = Object.fromEntries(result.body.map((c: any) => [c.title, c.stats]));
+      assert.deepEqual(byTitle.edit, { additions: 2, deletions: 2, total: 4 });
+      assert.deepEqual(byTitle.binary, { additions: 0, deletions: 0, total: 0 });
+    });
+
     it('gets one commit by sha, short sha or branch; 404 Commit Not Found otherwise', async () => {
       const p = await makeRepoProject(t);
       const c = await commit(t, p.id, { branch: 'feat/a', start_branch: 'main', actions: [{ action: 'create', file_path: 'x', content: 'x\ny\n' }] });
