@@ -27,7 +27,7 @@ export abstract class LongLivedGit<T, W extends Waiting<T> = Waiting<T>> {
   private closed = false;
 
   constructor(
-    readonly dir: string,
+    dir: string,
     private readonly args: string[],
     private readonly onGone: (p: unknown) => void,
   ) {
