@@ -34,3 +34,15 @@ export async function startS3(bucket = 'anvil-test'): Promise<TestS3> {
     },
   };
 }
+
+/**
+ * Waits until the server shows an object whole. s3rver answers a PUT once it has handed the bytes
+ * to a file stream, before they are written: a HEAD right after may still see an empty file.
+ */
+export async function untilStored(storage: { stat(key: string): Promise<{ size: number } | null> }, key: string, size: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await storage.stat(key))?.size === size) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`${key} never showed its ${size} bytes`);
+}

@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
-import { startS3, S3_KEY, type TestS3 } from '../helpers/s3.js';
+import { startS3, S3_KEY, untilStored, type TestS3 } from '../helpers/s3.js';
 import { S3BlobStorage, type S3Location } from '../../src/storage/s3.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { blobStorageSuite, readAll } from './suite.js';
@@ -20,9 +20,12 @@ let s3: TestS3;
 before(async () => { s3 = await startS3(); });
 after(async () => s3.close());
 
-/** An object as an exporter leaves it in its bucket: with a gzip type. */
-const putGzip = (key: string, body: Buffer) =>
-  new S3BlobStorage(location('')).client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body, ContentType: 'application/gzip' }));
+/** An object as an exporter leaves it in its bucket, with a gzip type; back once the server shows it whole (untilStored). */
+async function putGzip(key: string, body: Buffer): Promise<void> {
+  const storage = new S3BlobStorage(location(''));
+  await storage.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body, ContentType: 'application/gzip' }));
+  await untilStored(storage, key, body.length);
+}
 
 const location = (prefix: string): S3Location => ({
   bucket: s3.bucket, prefix, endpoint: s3.endpoint, region: 'us-east-1', accessKeyId: S3_KEY, secretAccessKey: S3_KEY, forcePathStyle: true,
@@ -138,6 +141,7 @@ for (const dialect of DIALECTS) {
         const badSecret = await t.request('POST', '/api/v4/projects/remote-import-s3', { token: who.token, body: body(`badkey-${dialect}`, `their-exports/${dialect}.tar.gz`, 'NOBODY') });
         assert.deepEqual([badSecret.status, badSecret.body], [400, { message: `Failed to open 'their-exports/${dialect}.tar.gz' in '${s3.bucket}': 403 Forbidden` }]);
         await theirs.put(`their-exports/untyped-${dialect}.bin`, Buffer.from('x'));
+        await untilStored(theirs, `their-exports/untyped-${dialect}.bin`, 1);
         const untyped = await t.request('POST', '/api/v4/projects/remote-import-s3', { token: who.token, body: body(`untyped-${dialect}`, `their-exports/untyped-${dialect}.bin`) });
         assert.equal(untyped.status, 400);
         assert.match(untyped.body.message, /^Content type '.*' not allowed\. \(Allowed: application\/gzip, application\/x-tar, application\/x-gzip\)$/);
