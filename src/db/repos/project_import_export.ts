@@ -112,9 +112,6 @@ export const importFailures = (db: Db, projectId: number, correlationId: string,
 
 export const insertImportFailure = (db: Db, row: Insertable<ImportFailuresTable>) => db.insertInto('import_failures').values(row).execute();
 
-/** Runs writes in one transaction (an import lands whole; an export request and its job together). */
-export const inTransaction = <T>(db: Kysely<DB>, fn: (tx: Transaction<DB>) => Promise<T>): Promise<T> => db.transaction().execute(fn);
-
 /** Users an importer maps exported members to, by e-mail (primary or public) or username, case-insensitively. */
 export async function usersByEmailOrUsername(db: Db, emails: string[], usernames: string[]) {
   const q = db.selectFrom('users').select(['id', 'email_lower', 'public_email', 'username_lower']).where('state', '=', 'active');

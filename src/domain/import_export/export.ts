@@ -6,9 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Container } from '../context.js';
 import {
-  clearArchive, expiredExports, findExport, inTransaction, jobsOfPipelines, membersForExport, pipelinesAfter, queueExport, setExportStatus,
+  clearArchive, expiredExports, findExport, jobsOfPipelines, membersForExport, pipelinesAfter, queueExport, setExportStatus,
   type ProjectExportRow,
 } from '../../db/repos/project_import_export.js';
+import { inTransaction } from '../../db/transaction.js';
 import { accessEntriesOf, protectedBranchesOf } from '../../db/repos/protected_branches.js';
 import { projectBadgesOf } from '../../db/repos/badges.js';
 import { listCustomAttributes } from '../../db/repos/custom_attributes.js';

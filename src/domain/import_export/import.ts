@@ -12,10 +12,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Container } from '../context.js';
 import {
-  deleteProtectedBranches, findImport, importFailures, inTransaction, insertImport, insertImportFailure, insertImportedPipeline,
+  deleteProtectedBranches, findImport, importFailures, insertImport, insertImportFailure, insertImportedPipeline,
   insertProjectCustomAttribute, insertProjectMember, patchImportedProject, insertProtectedBranchRow, lastPipelineIid, setImportState, updateImport,
   usersByEmailOrUsername, type Db, type ImportFailureRow, type ProjectImportRow,
 } from '../../db/repos/project_import_export.js';
+import { inTransaction } from '../../db/transaction.js';
 import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
 import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { findUserById } from '../../db/repos/users.js';
