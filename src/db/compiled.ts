@@ -3,7 +3,7 @@
 // several times what a small query does. Only for the hottest reads: any other query is
 // simply written with Kysely.
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
-import { dialectOf } from './dialect.js';
+import { dialectOf, readDirectly } from './dialect.js';
 
 /** Stands for a value until the query runs (Kysely passes values through untouched). */
 class Slot {
@@ -26,6 +26,8 @@ export function compiledOnce<V extends Record<string, unknown>, R>(build: (db: K
       compiled.set(key, q);
     }
     const parameters = q.parameters.map((p) => (p instanceof Slot ? values[p.name] : p));
+    const rows = readDirectly(db, q.sql, parameters);
+    if (rows) return (await rows) as R[];
     return (await db.executeQuery<R>(CompiledQuery.raw(q.sql, parameters))).rows;
   };
 }
