@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { DIALECTS, ROOT_TOKEN, buildTestApp, type TestApp } from '../helpers/build.js';
 import { createLogger } from '../../src/container.js';
 import { loadConfig } from '../../src/config.js';
+import { route } from '../../src/http/route.js';
 
 const WRONG_TOKEN = 'wrong-secret-token-5d1b0c9e77aa';
 const JOB_TOKEN = 'job-secret-token-0f2e4d6c8b';
@@ -24,7 +25,11 @@ for (const dialect of DIALECTS) {
         },
       });
       const log = createLogger(loadConfig({ ANVIL_LOG_LEVEL: 'info' }), dest);
-      t = await buildTestApp(dialect, {}, { log });
+      // A route that fails unexpectedly: its error line is written through the request's own logger.
+      const failing = route({ method: 'GET', path: '/test/failing', tag: 'test', summary: 'fails', auth: 'optional', handler: async () => {
+        throw new Error('boom');
+      } });
+      t = await buildTestApp(dialect, {}, { log, extraRoutes: [failing] });
     });
     after(async () => t.close());
 
@@ -58,6 +63,20 @@ for (const dialect of DIALECTS) {
       const b = await logged('GET', '/api/v4/version', { 'x-request-id': 'bad id "quoted"' });
       assert.match(String(b.r.headers['x-request-id']), /^[0-9a-f-]{36}$/);
       assert.equal(JSON.parse(b.lines[0]).reqId, b.r.headers['x-request-id']);
+    });
+
+    it("an unexpected error's line carries the request's id, beside the request's own line", async () => {
+      const { r, lines: got } = await logged('GET', '/api/v4/test/failing');
+      assert.equal(r.status, 500);
+      assert.deepEqual(r.body, { message: '500 Internal Server Error' });
+      const [error, request] = got.map((l) => JSON.parse(l));
+      assert.equal(error.msg, 'unhandled error');
+      assert.equal(error.err.message, 'boom');
+      assert.equal(error.reqId, r.headers['x-request-id']);
+      assert.equal(request.msg, 'request');
+      assert.equal(request.reqId, r.headers['x-request-id']);
+      assert.equal(request.status, 500);
+      assert.equal(got[0].split('"reqId"').length, 2, 'reqId appears once per line');
     });
 
     it('tokens in the query string, headers and cookies never reach a log line', async () => {
