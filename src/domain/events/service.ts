@@ -13,11 +13,11 @@ import {
   type EventRow,
   type PushPayloadRow,
 } from '../../db/repos/events.js';
-import type { AuthorizedScope, ProjectVisibilityScope } from '../../db/repos/projects.js';
+import type { ProjectVisibilityScope } from '../../db/repos/projects.js';
 import { findUserByIdOrUsername, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
-import { ACCESS, groupIdsAtOrBelow, visibleLevelsFor } from '../members/policy.js';
+import { ACCESS, authorizedScope, visibleLevelsFor } from '../members/policy.js';
 import { canReadCode } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -139,7 +139,7 @@ const startOfNextDay = (date: string) => new Date(Date.parse(startOfDay(date)) +
 async function projectVisibility(c: Container, actor: Actor | null): Promise<ProjectVisibilityScope> {
   if (!actor) return { kind: 'public' };
   if (isAdmin(actor)) return { kind: 'all' };
-  return { kind: 'user', levels: visibleLevelsFor(actor), access: await authorizedProjects(c, actor) };
+  return { kind: 'user', levels: visibleLevelsFor(actor), access: await authorizedScope(c, actor, ACCESS.GUEST) };
 }
 
 /**
@@ -153,18 +153,7 @@ async function pushScope(c: Container, actor: Actor | null): Promise<EventListFi
   if (!actor) return { openLevels, reporterIn: null };
   return {
     openLevels,
-    reporterIn: { ...(await authorizedProjects(c, actor)), minAccess: ACCESS.REPORTER, groupIds: await groupIdsAtOrBelow(c, actor.user.id, ACCESS.REPORTER) },
-  };
-}
-
-/** Projects the actor has any role in. */
-async function authorizedProjects(c: Container, actor: Actor): Promise<AuthorizedScope> {
-  return {
-    userId: actor.user.id,
-    minAccess: ACCESS.GUEST,
-    today: today(),
-    personalNamespaceId: actor.user.namespace_id,
-    groupIds: await groupIdsAtOrBelow(c, actor.user.id, ACCESS.GUEST),
+    reporterIn: await authorizedScope(c, actor, ACCESS.REPORTER),
   };
 }
 
@@ -211,7 +200,7 @@ export async function listOwnEvents(
 ): Promise<PageResult<EventView>> {
   const visibility = await projectVisibility(c, actor);
   if (input.scope === 'all') {
-    return listWith(c, actor, input, page, { visibility, inAuthorizedProjects: await authorizedProjects(c, actor), withoutProject: false });
+    return listWith(c, actor, input, page, { visibility, inAuthorizedProjects: await authorizedScope(c, actor, ACCESS.GUEST), withoutProject: false });
   }
   return listWith(c, actor, input, page, { visibility, authorId: actor.user.id, withoutProject: true });
 }

@@ -9,6 +9,7 @@ import {
   type NamespaceRow,
 } from '../../db/repos/namespaces.js';
 import { groupIdsAtOrBelowMemberships, groupMembershipsByPaths, groupMembershipsOf, membershipsIn, type SourceType } from '../../db/repos/members.js';
+import type { AuthorizedScope } from '../../db/repos/projects.js';
 import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
 import { today } from '../shared/time.js';
 
@@ -75,6 +76,19 @@ export async function accessLevelIn(c: Container, userId: number, source: Policy
 /** Groups in which the user has at least `minLevel`: those they are a member of and every group below them (inherited membership). */
 export const groupIdsAtOrBelow = (c: Container, userId: number, minLevel = 0): Promise<number[]> =>
   groupIdsAtOrBelowMemberships(c.db, userId, minLevel, today());
+
+/**
+ * The projects a user has at least `minAccess` in, in the terms of the project lists' condition
+ * (db/repos/projects.ts authorizedCondition): direct membership, their own namespace, a group at or
+ * above the project's namespace, or a group it is shared with.
+ */
+export const authorizedScope = async (c: Container, actor: Actor, minAccess: number): Promise<AuthorizedScope> => ({
+  userId: actor.user.id,
+  minAccess,
+  today: today(),
+  personalNamespaceId: actor.user.namespace_id,
+  groupIds: await groupIdsAtOrBelow(c, actor.user.id, minAccess),
+});
 
 /**
  * Groups a user is related to through membership: the groups they are a member of, every group

@@ -21,7 +21,6 @@ import {
   pageProjects,
   projectTaken,
   updateProject as updateProjectRow,
-  type AuthorizedScope,
   type ProjectListFilter,
   type ProjectOrder,
   type ProjectPatch,
@@ -37,7 +36,7 @@ import { findGroup, fullNamesOf } from '../groups/find.js';
 import { findNamespace } from '../namespaces/find.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
-import { ACCESS, VISIBILITY, accessLevelInGroup, groupIdsAtOrBelow, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
+import { ACCESS, VISIBILITY, accessLevelInGroup, authorizedScope, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { randomToken } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
@@ -578,17 +577,6 @@ function isoOrInvalid(name: string, v: string | undefined): string | undefined {
   const t = Date.parse(v);
   if (Number.isNaN(t)) throw invalidParams(`${name} is invalid`);
   return new Date(t).toISOString();
-}
-
-/** Projects the user has at least `min` in: direct membership, own namespace (owner), groups at or above. */
-async function authorizedScope(c: Container, actor: Actor, min: number): Promise<AuthorizedScope> {
-  return {
-    userId: actor.user.id,
-    minAccess: min,
-    today: today(),
-    personalNamespaceId: actor.user.namespace_id,
-    groupIds: await groupIdsAtOrBelow(c, actor.user.id, min),
-  };
 }
 
 /** One page of projects, as the reference's projects finder: visibility first, then the filters. */
