@@ -100,6 +100,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await names('feature'), ['feature-one', 'feature-two', 'hotfix-Feature']);
       assert.deepEqual(await names('FIX'), ['fix-one', 'hotfix-Feature']);
       assert.deepEqual(await names('nothing'), []);
+      // The term is text, not a pattern.
+      assert.deepEqual(await names('.*'), []);
+      assert.deepEqual(await names('^(fix'), []);
+      assert.deepEqual(await names('E-1$'), ['release-1']);
 
       const p1 = await t.get(`/api/v4/projects/${p.id}/repository/branches?per_page=2&page=2`, owner.token);
       assert.deepEqual(p1.body.map((b: any) => b.name), ['fix-one', 'hotfix-Feature']);

@@ -76,10 +76,11 @@ async function views(c: Container, actor: Actor | null, project: ProjectRow, acc
 /** The reference's branch search: `^term` starts with, `term$` ends with, otherwise contains; case-insensitive. */
 export function branchSearch(names: string[], search: string | undefined): string[] {
   if (!search) return names;
-  const up = (s: string) => s.toUpperCase();
-  if (search.startsWith('^')) return names.filter((n) => up(n).startsWith(up(search.slice(1))));
-  if (search.endsWith('$')) return names.filter((n) => up(n).endsWith(up(search.slice(0, -1))));
-  return names.filter((n) => up(n).includes(up(search)));
+  const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  // One case-insensitive pattern tested on each name: no upper-cased copy of 5,000 names per request.
+  const pattern = search.startsWith('^') ? `^${literal(search.slice(1))}` : search.endsWith('$') ? `${literal(search.slice(0, -1))}$` : literal(search);
+  const matches = new RegExp(pattern, 'iu');
+  return names.filter((n) => matches.test(n));
 }
 
 /**
