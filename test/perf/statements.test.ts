@@ -76,10 +76,13 @@ for (const dialect of DIALECTS) {
       assert.ok(n <= MAX.user, `${n}`);
     });
 
-    it('GET /projects/:id, as root and as a member', async () => {
+    it('GET /projects/:id, by id and by full path, as root and as a member', async () => {
+      const { body: p } = await t.get(`/api/v4/projects/${projectId}`);
       for (const token of [t.rootToken, member.token]) {
-        const n = await statementsOf(`/api/v4/projects/${projectId}`, token);
-        assert.ok(n <= MAX.project, `${n}`);
+        for (const id of [String(projectId), encodeURIComponent(p.path_with_namespace), encodeURIComponent(p.path_with_namespace.toUpperCase())]) {
+          const n = await statementsOf(`/api/v4/projects/${id}`, token);
+          assert.ok(n <= MAX.project, `${id}: ${n}`);
+        }
       }
     });
 

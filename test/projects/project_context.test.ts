@@ -31,7 +31,7 @@ for (const dialect of DIALECTS) {
     const ownRow = async () => (await t.c.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow()) as Record<string, unknown>;
 
     it('splits the joined row into the project row and its context', async () => {
-      const found = await findProjectWithContext(t.c.db, projectId, member.id, today());
+      const found = await findProjectWithContext(t.c.db, { id: projectId }, member.id, today());
       assert.ok(found);
       assert.deepEqual(found.row, await ownRow());
       assert.deepEqual(Object.keys(found.row), Object.keys(await ownRow()));
@@ -43,17 +43,17 @@ for (const dialect of DIALECTS) {
       assert.equal(x.group_level, 30);
       assert.equal(x.owner_id, null);
       // Anonymous: the same row, no memberships.
-      const anonymous = await findProjectWithContext(t.c.db, projectId, null, today());
+      const anonymous = await findProjectWithContext(t.c.db, { id: projectId }, null, today());
       assert.deepEqual(anonymous?.row, await ownRow());
       assert.equal(anonymous?.context.member_level, null);
       assert.equal(anonymous?.context.group_level, null);
     });
 
     it('follows a column added to projects', async () => {
-      await findProjectWithContext(t.c.db, projectId, member.id, today()); // the statement is cached before the change
+      await findProjectWithContext(t.c.db, { id: projectId }, member.id, today()); // the statement is cached before the change
       await sql`ALTER TABLE projects ADD COLUMN context_test_extra integer`.execute(t.c.db);
       await sql`UPDATE projects SET context_test_extra = 7 WHERE id = ${projectId}`.execute(t.c.db);
-      const found = await findProjectWithContext(t.c.db, projectId, member.id, today());
+      const found = await findProjectWithContext(t.c.db, { id: projectId }, member.id, today());
       assert.equal((found?.row as unknown as Record<string, unknown>).context_test_extra, 7);
       assert.deepEqual(found?.row, await ownRow());
       assert.equal(found?.context.member_level, 20);

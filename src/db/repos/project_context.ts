@@ -77,19 +77,27 @@ const CONTEXT_KEYS = [
   'owner_id', 'owner_name', 'owner_created_at', 'topics_json', 'live_links', 'member_level', 'group_level',
 ] as const satisfies readonly (keyof ProjectContext)[];
 
-// The read behind every project request: compiled once (compiled.ts), for a caller and for none.
-const projectWithContext = compiledOnce((db, v: { id: number; userId: number | null; today: string }, variant) =>
-  withContext(db, db.selectFrom('projects').selectAll('projects'), variant === 'anonymous' ? null : v.userId, v.today).where('projects.id', '=', v.id),
-);
+/** Which project: by id, or by its full path (any case). */
+export type ProjectKey = { id: number } | { fullPath: string };
 
-/** A project by id with its context (the caller's memberships for `userId`; null for none), as two objects. */
+// The read behind every project request: compiled once (compiled.ts) per caller kind (a caller or
+// none) and key kind (id or full path). By path it is the same one statement: a request that names
+// its project by path (as clients of repository endpoints mostly do) costs no extra round trip.
+const projectWithContext = compiledOnce((db, v: { key: number | string; userId: number | null; today: string }, variant) => {
+  const q = withContext(db, db.selectFrom('projects').selectAll('projects'), variant.startsWith('anonymous') ? null : v.userId, v.today);
+  return variant.endsWith('path') ? q.where('projects.full_path_lower', '=', v.key as string) : q.where('projects.id', '=', v.key as number);
+});
+
+/** A project by id or full path with its context (the caller's memberships for `userId`; null for none), as two objects. */
 export async function findProjectWithContext(
   db: Kysely<DB>,
-  id: number,
+  key: ProjectKey,
   userId: number | null,
   today: string,
 ): Promise<{ row: ProjectRow; context: ProjectContext } | undefined> {
-  const [joined] = (await projectWithContext(db, { id, userId, today }, userId === null ? 'anonymous' : 'caller')) as Record<string, unknown>[];
+  const [value, keyKind] = 'id' in key ? [key.id, 'id'] : [key.fullPath.toLowerCase(), 'path'];
+  const variant = `${userId === null ? 'anonymous' : 'caller'} ${keyKind}`;
+  const [joined] = (await projectWithContext(db, { key: value, userId, today }, variant)) as Record<string, unknown>[];
   if (!joined) return undefined;
   return splitterOf(joined)(joined) as { row: ProjectRow; context: ProjectContext };
 }

@@ -1,7 +1,6 @@
 // Finding a project the actor may see. Small on purpose: every area that names a project imports
 // this, not the projects service.
 import type { Container } from '../context.js';
-import { findNamespaceByFullPath } from '../../db/repos/namespaces.js';
 import { findProjectByAlias } from '../../db/repos/project_aliases.js';
 import { findProjectWithContext, type ProjectContext } from '../../db/repos/project_context.js';
 import { findProjectByFullPath, findProjectById, findProjectByRedirect, type ProjectRow } from '../../db/repos/projects.js';
@@ -14,21 +13,16 @@ import { liveLinksOfProjects, sharedAccessLevels } from './shared_access.js';
 
 export const projectNotFound = () => notFound('Project');
 
-/** `group/sub/project` → the project in that namespace, whatever the stored full path says. */
-async function findByPath(c: Container, fullPath: string): Promise<ProjectRow | undefined> {
-  const cut = fullPath.lastIndexOf('/');
-  if (cut > 0) {
-    const ns = await findNamespaceByFullPath(c.db, fullPath.slice(0, cut));
-    if (ns) {
-      const p = await findProjectByFullPath(c.db, `${ns.full_path}/${fullPath.slice(cut + 1)}`);
-      if (p && p.namespace_id === ns.id) return p;
-    }
-  }
+/**
+ * A project by a path that is not its own: an old one (renamed or transferred) or an alias. Its
+ * own full path is read with the project itself (findProjectWithContext): full paths are kept
+ * exact when a namespace or user is renamed.
+ */
+async function findByOtherPath(c: Container, fullPath: string): Promise<ProjectRow | undefined> {
   return (
-    (await findProjectByFullPath(c.db, fullPath)) ??
     (await findProjectByRedirect(c.db, fullPath)) ??
     // An alias is one segment; a project's own path never is.
-    (cut < 0 ? await findProjectByAlias(c.db, fullPath) : undefined)
+    (fullPath.includes('/') ? undefined : await findProjectByAlias(c.db, fullPath))
   );
 }
 
@@ -42,9 +36,14 @@ export interface FoundProject {
 /** A project by id, full path (old paths redirect) or alias with the actor's access to it, whether or not they may see it; else 404. */
 export async function findProjectWithAccess(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
   const s = String(idOrPath);
-  // By id: one joined read. By path: the path's rules find the row, then the same read by its id.
-  const id = /^\d+$/.test(s) ? Number(s) : (await findByPath(c, s))?.id;
-  const found = id === undefined ? undefined : await findProjectWithContext(c.db, id, actor?.user.id ?? null, today());
+  // One joined read by id or by full path; an old path or an alias first finds the id.
+  const userId = actor?.user.id ?? null;
+  const byId = /^\d+$/.test(s);
+  let found = await findProjectWithContext(c.db, byId ? { id: Number(s) } : { fullPath: s }, userId, today());
+  if (!found && !byId) {
+    const other = await findByOtherPath(c, s);
+    if (other) found = await findProjectWithContext(c.db, { id: other.id }, userId, today());
+  }
   if (!found) throw projectNotFound();
   const { row, context } = found;
   let shared: number = ACCESS.NONE;
@@ -63,7 +62,7 @@ export async function findProject(c: Container, actor: Actor | null, idOrPath: n
 /** A project by id, full path (old paths redirect) or alias, whoever asks; else 404. Check access before answering with it. */
 export async function findProjectRow(c: Container, idOrPath: number | string): Promise<ProjectRow> {
   const s = String(idOrPath);
-  const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : await findByPath(c, s);
+  const row = /^\d+$/.test(s) ? await findProjectById(c.db, Number(s)) : ((await findProjectByFullPath(c.db, s)) ?? (await findByOtherPath(c, s)));
   if (!row) throw projectNotFound();
   return row;
 }
