@@ -7,6 +7,7 @@ import {
   Kysely, PostgresDialect, SqliteDialect, PostgresAdapter, sql,
   type ColumnDefinitionBuilder, type CreateTableBuilder,
 } from 'kysely';
+import type { ArrayResult, ArrayStatement } from './pg_statement.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -52,7 +53,7 @@ class StatementNames {
  * are copies of a prototype object filled one key at a time, dearer to build and to collect on a
  * page of 50-column projects. Same keys in the same order, the last of a repeated name winning.
  */
-function plainRows(): (text: string, result: pg.QueryArrayResult) => pg.QueryResult {
+function plainRows(): (text: string, result: ArrayResult) => pg.QueryResult {
   const makers = new Map<string, { names: string[]; make: (values: unknown[]) => Record<string, unknown> }>();
   return (text, result) => {
     let maker = makers.get(text);
@@ -62,7 +63,7 @@ function plainRows(): (text: string, result: pg.QueryArrayResult) => pg.QueryRes
       if (makers.size >= 1_000) makers.clear();
       makers.set(text, (maker = { names, make: rowMaker(names) }));
     }
-    return Object.assign(result, { rows: result.rows.map(maker.make) });
+    return { command: result.command, rowCount: result.rowCount, oid: 0, fields: result.fields as pg.FieldDef[], rows: result.rows.map(maker.make) };
   };
 }
 
@@ -76,24 +77,24 @@ const isStalePlan = (e: unknown) => (e as { code?: string }).code === '0A000' &&
  *   row, as SQLite and the reference's own database layer answer: a read, change or delete of
  *   nothing (then a 404), never PostgreSQL's "out of range" as a 500. Inserts still fail loudly.
  */
-function wrapQueries(pool: pg.Pool, run: DriverRuns): pg.Pool {
+function wrapQueries(pool: pg.Pool, run: DriverRuns, Statement: typeof ArrayStatement): pg.Pool {
   const names = new StatementNames();
   const rowsOf = plainRows();
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   (pool as any).connect = async () => {
     const client = await connect();
     if (!(client as any)[WRAPPED]) {
-      const query = client.query.bind(client) as (q: pg.QueryArrayConfig) => Promise<pg.QueryArrayResult>;
       (client as any)[WRAPPED] = true;
-      (client as any).query = async (text: string, values?: unknown[]) => {
+      const query = client.query.bind(client) as (submittable: ArrayStatement) => unknown;
+      (client as any).query = async (text: string, values: unknown[] = []) => {
         run.statements += 1;
         try {
           try {
-            return rowsOf(text, await query({ text, values, name: names.nameOf(text), rowMode: 'array' }));
+            return rowsOf(text, await new Statement(text, values, names.nameOf(text)).run(query));
           } catch (e) {
             // Prepared before the table changed: prepare it again under a new name (outside a transaction this succeeds).
             if (!isStalePlan(e)) throw e;
-            return rowsOf(text, await query({ text, values, name: names.rename(text), rowMode: 'array' }));
+            return rowsOf(text, await new Statement(text, values, names.rename(text)).run(query));
           }
         } catch (e) {
           if ((e as { code?: string }).code === '22003' && MATCHING.test(text)) {
@@ -111,7 +112,7 @@ function wrapQueries(pool: pg.Pool, run: DriverRuns): pg.Pool {
 export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Promise<Kysely<DB>> {
   if (opts.databaseUrl) {
     // Loaded only for PostgreSQL: a SQLite start-up skips its module loading (about 25 ms).
-    const { default: pg } = await import('pg');
+    const [{ default: pg }, { ArrayStatement }] = await Promise.all([import('pg'), import('./pg_statement.js')]);
     // int8 (count(*), sums) arrives as a string from pg; every number we store fits in a double.
     pg.types.setTypeParser(20, (v) => Number(v));
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
@@ -129,7 +130,7 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
         }
       },
     };
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: wrapQueries(pool, run) }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: wrapQueries(pool, run, ArrayStatement) }) });
     drivers.set(db.getExecutor().adapter, run);
     return db;
   }
