@@ -1,8 +1,8 @@
-// One statement on a pg connection, its rows as arrays of parsed values. pg's own Query costs a
-// 64-column project read about a third of its client time beyond this: for every run it copies
-// its config object descriptor by descriptor, and builds a template object of every column
-// (unused when rows come as arrays). This is a "submittable" (pg's interface for custom queries,
-// as pg-cursor uses it): the same extended-protocol messages, and nothing else.
+// One statement on a pg connection, its rows as arrays of parsed values. pg's own Query spent
+// about 30 µs more of client CPU on each run of a 64-column project read (about 100 µs in all):
+// it copies its config object descriptor by descriptor, and builds a template object of every
+// column, unused when rows come as arrays. This is a "submittable" (pg's interface for custom
+// queries, as pg-cursor uses it): the same extended-protocol messages, and nothing else.
 import pg from 'pg';
 import { prepareValue } from 'pg/lib/utils.js';
 
