@@ -52,9 +52,13 @@ export class ArrayStatement {
 
   /** Runs on a client through `query`, its own query method (pg queues it behind the client's others). */
   run(query: (submittable: ArrayStatement) => unknown): Promise<ArrayResult> {
-    return new Promise((resolve, reject) => {
+    return new Promise<ArrayResult>((resolve, reject) => {
       this.callback = (err, result) => (err ? reject(err) : resolve(result!));
       query(this);
+    }).catch((err: Error) => {
+      // The server's error arrives from the socket: its stack is made again here, where the awaits of the code that ran the statement show.
+      Error.captureStackTrace(err);
+      throw err;
     });
   }
 
