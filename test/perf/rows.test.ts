@@ -62,6 +62,21 @@ for (const dialect of DIALECTS) {
       assert.equal(Number(r.numUpdatedRows), 1);
     });
 
+    it("a failed statement rejects with the database's code, and the next one on the pool runs", async () => {
+      for (let i = 0; i < 3; i++) {
+        await assert.rejects(sql`SELECT * FROM no_such_table WHERE a = ${i}`.execute(db), (e: { code?: string }) =>
+          dialect === 'postgres' ? e.code === '42P01' : /no such table/.test(String(e)));
+        assert.deepEqual((await sql`SELECT a FROM t WHERE a = ${1}`.execute(db)).rows, [{ a: 1 }]);
+      }
+    });
+
+    if (dialect === 'postgres') {
+      it('a text of several statements without values runs whole (the simple protocol, as pg runs it)', async () => {
+        await sql.raw('CREATE TABLE u (x INTEGER); INSERT INTO u VALUES (5); INSERT INTO u VALUES (6)').execute(db);
+        assert.deepEqual((await sql`SELECT x FROM u ORDER BY x`.execute(db)).rows, [{ x: 5 }, { x: 6 }]);
+      });
+    }
+
     if (dialect === 'sqlite') {
       it('streams rows as objects too', async () => {
         const seen: unknown[] = [];
