@@ -42,9 +42,8 @@ const DURATION = Number(process.env.ANVIL_BENCH_DURATION ?? 5);
 const WARMUP = Math.max(1, Math.round(DURATION / 2));
 const CONNECTIONS = Number(process.env.ANVIL_BENCH_CONNECTIONS ?? 10);
 const MIXED_RATE = Number(process.env.ANVIL_BENCH_MIXED_RATE ?? 1000);
-// The mixed load measures the server warm, as the reference's tool runs its tests for minutes: each
-// of its 14 endpoints gets a fourteenth of the rate, so its code is compiled later than a single
-// scenario's. On PostgreSQL, after 3 s the server was still cold (p99 about 400 ms, twice the
+// The mixed load measures the server warm: each of its 14 endpoints gets a fourteenth of the rate,
+// so its code is compiled later than a single scenario's. On PostgreSQL, after 3 s the server was still cold (p99 about 400 ms, twice the
 // garbage collection); after 10 s three windows in a row gave 47 ms.
 const MIXED_WARMUP = Number(process.env.ANVIL_BENCH_MIXED_WARMUP ?? 10);
 const STARTUP_RUNS = Number(process.env.ANVIL_BENCH_STARTUP_RUNS ?? 5);
