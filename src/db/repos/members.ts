@@ -193,5 +193,5 @@ export function pageMembers(db: Kysely<DB>, f: MemberListFilter, page: PageReque
   if (f.skipUsers?.length) q = q.where('members.user_id', 'not in', f.skipUsers);
   if (f.userId !== undefined) q = q.where('members.user_id', '=', f.userId);
   if (f.botKind !== undefined) q = q.where('users.bot_kind', '=', f.botKind);
-  return runPage(db, q.orderBy('members.id', page.kind === 'keyset' ? page.sort : 'asc'), page, 'members.id');
+  return runPage(db, q.orderBy('members.id', page.kind === 'keyset' ? page.sort : 'asc'), page, { idColumn: 'members.id' });
 }

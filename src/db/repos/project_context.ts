@@ -88,18 +88,33 @@ const projectWithContext = compiledOnce((db, v: { key: number | string; userId: 
   return variant.endsWith('path') ? q.where('projects.full_path_lower', '=', v.key as string) : q.where('projects.id', '=', v.key as number);
 });
 
+/** A project row and what answering with it needs. */
+export interface ProjectWithContext {
+  row: ProjectRow;
+  context: ProjectContext;
+}
+
+/**
+ * A query of whole project rows with the context of each row in the same statement (a page of
+ * projects: one round trip for the page and its contexts). Split each row with `splitContext`.
+ */
+export const withProjectContext = <O>(db: Kysely<DB>, q: SelectQueryBuilder<DB, 'projects', O>, userId: number | null, today: string) =>
+  withContext(db, q, userId, today);
+
+/** A row read with its context (withProjectContext) as two objects. */
+export const splitContext = (joined: Record<string, unknown>): ProjectWithContext => splitterOf(joined)(joined) as ProjectWithContext;
+
 /** A project by id or full path with its context (the caller's memberships for `userId`; null for none), as two objects. */
 export async function findProjectWithContext(
   db: Kysely<DB>,
   key: ProjectKey,
   userId: number | null,
   today: string,
-): Promise<{ row: ProjectRow; context: ProjectContext } | undefined> {
+): Promise<ProjectWithContext | undefined> {
   const [value, keyKind] = 'id' in key ? [key.id, 'id'] : [key.fullPath.toLowerCase(), 'path'];
   const variant = `${userId === null ? 'anonymous' : 'caller'} ${keyKind}`;
   const [joined] = (await projectWithContext(db, { key: value, userId, today }, variant)) as Record<string, unknown>[];
-  if (!joined) return undefined;
-  return splitterOf(joined)(joined) as { row: ProjectRow; context: ProjectContext };
+  return joined ? splitContext(joined) : undefined;
 }
 
 /**

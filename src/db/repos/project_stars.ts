@@ -70,5 +70,5 @@ export function pageStarrers(db: Kysely<DB>, f: StarrerFilter, page: PageRequest
   } else {
     q = q.orderBy('project_stars.id', 'desc');
   }
-  return runPage(db, q, page, 'project_stars.id');
+  return runPage(db, q, page, { idColumn: 'project_stars.id' });
 }

@@ -5,6 +5,7 @@ import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { dialectOf, ilike, likeEscape } from '../dialect.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { MAX_ID, runPage } from '../paginate.js';
+import { splitContext, withProjectContext, type ProjectWithContext } from './project_context.js';
 import type { DB, ProjectsTable } from '../schema.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -197,7 +198,16 @@ function similarityScore(term: string) {
   return sql<number>`(${one('projects.path', 10)} + ${one('projects.name', 7)} + ${one('projects.description', 2)})`;
 }
 
-export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageRequest): Promise<PageResult<ProjectRow>> {
+/**
+ * A page of projects, each with its context (the memberships of `caller.userId`, null for none)
+ * read in the same statement.
+ */
+export async function pageProjects(
+  db: Kysely<DB>,
+  f: ProjectListFilter,
+  page: PageRequest,
+  caller: { userId: number | null; today: string },
+): Promise<PageResult<ProjectWithContext>> {
   let q = db.selectFrom('projects').selectAll('projects');
   if (f.none) q = q.where(sql<boolean>`1 = 0`);
   if (f.authorized) q = q.where(authorizedCondition(f.authorized));
@@ -247,7 +257,12 @@ export function pageProjects(db: Kysely<DB>, f: ProjectListFilter, page: PageReq
     if (f.orderBy !== 'id') q = q.orderBy(`projects.${f.orderBy}`, f.sort);
     q = q.orderBy('projects.id', f.sort);
   }
-  return runPage(db, q, page, 'projects.id', countSubset);
+  const joined = await runPage(db, q, page, {
+    idColumn: 'projects.id',
+    countSubset,
+    withColumns: (page) => withProjectContext(db, page, caller.userId, caller.today),
+  });
+  return { ...joined, items: joined.items.map(splitContext) };
 }
 
 

@@ -19,7 +19,7 @@ const botTokens = (db: Kysely<DB>, source: SourceRef, botKind: string) =>
     .select('members.access_level');
 
 export const pageBotTokens = (db: Kysely<DB>, source: SourceRef, botKind: string, page: PageRequest) =>
-  runPage(db, botTokens(db, source, botKind).orderBy('personal_access_tokens.id', page.kind === 'keyset' ? page.sort : 'asc'), page, 'personal_access_tokens.id');
+  runPage(db, botTokens(db, source, botKind).orderBy('personal_access_tokens.id', page.kind === 'keyset' ? page.sort : 'asc'), page, { idColumn: 'personal_access_tokens.id' });
 
 export const findBotToken = (db: Kysely<DB>, source: SourceRef, botKind: string, tokenId: number) =>
   botTokens(db, source, botKind).where('personal_access_tokens.id', '=', tokenId).executeTakeFirst();

@@ -634,8 +634,10 @@ export async function listWith(
   // Topics by id and programming languages need topics and repositories that do not exist yet: nothing matches.
   if (input.topic_id !== undefined || input.with_programming_language) f.none = true;
 
-  const result = await pageProjects(c.db, f, page);
-  const items = await buildViews(c, actor, result.items, { full: actor !== null && !input.simple, statistics: input.statistics });
+  const result = await pageProjects(c.db, f, page, { userId: actor?.user.id ?? null, today: today() });
+  const contexts = new Map(result.items.map((p) => [p.row.id, p.context]));
+  const rows = result.items.map((p) => p.row);
+  const items = await buildViews(c, actor, rows, { full: actor !== null && !input.simple, statistics: input.statistics }, contexts);
   return { ...result, items: await withCustomAttributes(c, actor, 'project', items, input.with_custom_attributes, (p) => p.row.id) };
 }
 
