@@ -49,8 +49,15 @@ export function presentProject(c: Container, v: ProjectView): Static<typeof Proj
   const api = `${c.config.externalUrl}/api/v4/projects/${p.id}`;
   const issues = featureAvailable(p.issues_access_level, a);
   const mergeRequests = featureAvailable(p.merge_requests_access_level, a);
-  // Object.assign, not `{ ...simple, <40 more fields> }`: V8 builds that spread about 30 times slower.
-  const out: Static<typeof ProjectAny> = Object.assign(simple, {
+  // One object literal, the simple form's fields copied by name. Adding these 45 fields to the
+  // simple form (Object.assign) left a slow dictionary object: about 2 µs a project to build, and
+  // slower to serialize; a spread into the literal is slower still.
+  const out: Static<typeof ProjectAny> = {
+    id: simple.id, description: simple.description, default_branch: simple.default_branch, ssh_url_to_repo: simple.ssh_url_to_repo,
+    http_url_to_repo: simple.http_url_to_repo, web_url: simple.web_url, readme_url: simple.readme_url, tag_list: simple.tag_list,
+    topics: simple.topics, name: simple.name, name_with_namespace: simple.name_with_namespace, path: simple.path,
+    path_with_namespace: simple.path_with_namespace, created_at: simple.created_at, last_activity_at: simple.last_activity_at,
+    forks_count: simple.forks_count, avatar_url: simple.avatar_url, star_count: simple.star_count,
     visibility: visibilityName(p.visibility_level),
     owner: v.owner ? { id: v.owner.id, name: v.owner.name, created_at: v.owner.created_at } : null,
     issues_enabled: issues,
@@ -107,7 +114,7 @@ export function presentProject(c: Container, v: ProjectView): Static<typeof Proj
       members: `${api}/members`,
       cluster_agents: `${api}/cluster_agents`,
     },
-  });
+  };
   if (canAdminProject(a) && p.runners_token) out.runners_token = p.runners_token;
   if (v.withLicense) {
     // No repository, so no license file: the reference answers null for both.
