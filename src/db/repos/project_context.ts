@@ -22,7 +22,7 @@ export interface ProjectContext {
   owner_created_at: string | null;
   /** Topic names as a JSON array, in the order given. */
   topics_json: string;
-  /** Live links to groups the project is shared with (when any, read them: project_group_links.ts). */
+  /** 1 when the project is shared with a group by a live link (then read them: project_group_links.ts), else 0. */
   live_links: number;
   /** The caller's live membership of the project itself (null: none, or no caller). */
   member_level: number | null;
@@ -37,11 +37,14 @@ function topicsJson(db: Kysely<DB>) {
     : sql<string>`(SELECT json_group_array(t.name ORDER BY t.id) FROM project_topics t WHERE t.project_id = projects.id)`;
 }
 
+// Each subquery runs once per project read; a page of 20 runs each 20 times. So none aggregates
+// what it need not: a user has at most one membership of a project (members_source_user_uq), and
+// whether a live group link exists is all a page needs to know.
 function withContext<O>(db: Kysely<DB>, q: SelectQueryBuilder<DB, 'projects', O>, userId: number | null, today: string) {
   const memberLevel =
     userId === null
       ? sql<number | null>`NULL`
-      : sql<number | null>`(SELECT max(m.access_level) FROM members m WHERE m.source_type = 'Project' AND m.source_id = projects.id
+      : sql<number | null>`(SELECT m.access_level FROM members m WHERE m.source_type = 'Project' AND m.source_id = projects.id
           AND m.user_id = ${userId} AND (m.expires_at IS NULL OR m.expires_at > ${today}))`;
   // A group's members reach the groups below it: memberships of the namespace or of a group whose full path prefixes it.
   const groupLevel =
@@ -65,8 +68,8 @@ function withContext<O>(db: Kysely<DB>, q: SelectQueryBuilder<DB, 'projects', O>
       'owner.name as owner_name',
       'owner.created_at as owner_created_at',
       topicsJson(db).as('topics_json'),
-      sql<number>`(SELECT count(*) FROM project_group_links l WHERE l.project_id = projects.id
-        AND (l.expires_at IS NULL OR l.expires_at > ${today}))`.as('live_links'),
+      sql<number>`(CASE WHEN EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = projects.id
+        AND (l.expires_at IS NULL OR l.expires_at > ${today})) THEN 1 ELSE 0 END)`.as('live_links'),
       memberLevel.as('member_level'),
       groupLevel.as('group_level'),
     ]);
