@@ -77,31 +77,23 @@ export const groupMembershipsOf = (db: Kysely<DB>, userId: number, today: string
     .where(notExpired(today))
     .execute();
 
-// Read by every list a signed-in user asks for (which projects they reach through groups):
-// compiled once (compiled.ts).
+/**
+ * The ids of the groups in which the user has a live membership of at least `minLevel`, and of
+ * every group below those (a group's full path starts with its ancestors' full paths plus '/'),
+ * as a subquery: the project lists put it in their own statement (projects.ts authorizedCondition).
+ */
+export const groupIdsAtOrBelowMembershipsSql = (userId: unknown, minLevel: unknown, today: unknown) => sql<{ id: number }>`SELECT g.id FROM namespaces g
+  WHERE g.kind = 'group' AND EXISTS (SELECT 1 FROM members m INNER JOIN namespaces mg ON mg.id = m.source_id
+    WHERE m.user_id = ${userId} AND m.source_type = 'Namespace' AND m.access_level >= ${minLevel}
+      AND (m.expires_at IS NULL OR m.expires_at > ${today})
+      AND (mg.id = g.id OR substr(g.full_path_lower, 1, length(mg.full_path_lower) + 1) = mg.full_path_lower || '/'))`;
+
+// The same ids read on their own (group lists): compiled once (compiled.ts).
 const groupsAtOrBelowMemberships = compiledOnce((db, v: { userId: number; minLevel: number; today: string }) =>
-  db
-    .selectFrom('namespaces as g')
-    .select('g.id')
-    .where('g.kind', '=', 'group')
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('members')
-          .innerJoin('namespaces as mg', 'mg.id', 'members.source_id')
-          .select(sql`1`.as('one'))
-          .where('members.user_id', '=', v.userId)
-          .where('members.source_type', '=', 'Namespace')
-          .where('members.access_level', '>=', v.minLevel)
-          .where(notExpired(v.today))
-          .where(sql<boolean>`(mg.id = g.id OR substr(g.full_path_lower, 1, length(mg.full_path_lower) + 1) = mg.full_path_lower || '/')`),
-      ),
-    ),
+  db.selectFrom(sql<{ id: number }>`(${groupIdsAtOrBelowMembershipsSql(v.userId, v.minLevel, v.today)})`.as('ids')).select('ids.id'),
 );
 
-/**
- * Ids of the groups in which the user has a live membership of at least `minLevel`, and of every
- * group below those (a group's full path starts with its ancestors' full paths plus '/').
- */
+/** The groups of groupIdsAtOrBelowMembershipsSql, read. */
 export async function groupIdsAtOrBelowMemberships(db: Kysely<DB>, userId: number, minLevel: number, today: string): Promise<number[]> {
   return (await groupsAtOrBelowMemberships(db, { userId, minLevel, today })).map((r) => r.id);
 }

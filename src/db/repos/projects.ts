@@ -5,6 +5,7 @@ import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { dialectOf, ilike, likeEscape } from '../dialect.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { MAX_ID, runPage } from '../paginate.js';
+import { groupIdsAtOrBelowMembershipsSql } from './members.js';
 import { splitContext, withProjectContext, type ProjectWithContext } from './project_context.js';
 import type { DB, ProjectsTable } from '../schema.js';
 
@@ -126,8 +127,6 @@ export interface AuthorizedScope {
   today: string;
   /** The user's personal namespace (they own its projects), when minAccess allows owners. */
   personalNamespaceId: number | null;
-  /** Groups in which the user has at least minAccess, and every group below them. */
-  groupIds: number[];
 }
 
 export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'similarity';
@@ -167,12 +166,13 @@ export function authorizedCondition(a: AuthorizedScope): Expression<SqlBool> {
       AND m.access_level >= ${a.minAccess} AND (m.expires_at IS NULL OR m.expires_at > ${a.today}))`,
   ];
   if (a.personalNamespaceId !== null) parts.push(sql<SqlBool>`projects.namespace_id = ${a.personalNamespaceId}`);
-  if (a.groupIds.length) {
-    parts.push(sql<SqlBool>`projects.namespace_id IN (${sql.join(a.groupIds)})`);
-    // Projects shared with those groups at a level that is high enough, while the link lives.
-    parts.push(sql<SqlBool>`projects.id IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id IN (${sql.join(a.groupIds)})
-      AND l.group_access >= ${a.minAccess} AND (l.expires_at IS NULL OR l.expires_at > ${a.today}))`);
-  }
+  // The groups are found in the same statement (no round trip before the page): the database
+  // evaluates the uncorrelated subquery once.
+  const groups = groupIdsAtOrBelowMembershipsSql(a.userId, a.minAccess, a.today);
+  parts.push(sql<SqlBool>`projects.namespace_id IN (${groups})`);
+  // Projects shared with those groups at a level that is high enough, while the link lives.
+  parts.push(sql<SqlBool>`projects.id IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id IN (${groups})
+    AND l.group_access >= ${a.minAccess} AND (l.expires_at IS NULL OR l.expires_at > ${a.today}))`);
   return sql<SqlBool>`(${sql.join(parts, sql` OR `)})`;
 }
 

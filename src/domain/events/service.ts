@@ -139,7 +139,7 @@ const startOfNextDay = (date: string) => new Date(Date.parse(startOfDay(date)) +
 async function projectVisibility(c: Container, actor: Actor | null): Promise<ProjectVisibilityScope> {
   if (!actor) return { kind: 'public' };
   if (isAdmin(actor)) return { kind: 'all' };
-  return { kind: 'user', levels: visibleLevelsFor(actor), access: await authorizedScope(c, actor, ACCESS.GUEST) };
+  return { kind: 'user', levels: visibleLevelsFor(actor), access: authorizedScope(actor, ACCESS.GUEST) };
 }
 
 /**
@@ -153,7 +153,7 @@ async function pushScope(c: Container, actor: Actor | null): Promise<EventListFi
   if (!actor) return { openLevels, reporterIn: null };
   return {
     openLevels,
-    reporterIn: await authorizedScope(c, actor, ACCESS.REPORTER),
+    reporterIn: authorizedScope(actor, ACCESS.REPORTER),
   };
 }
 
@@ -200,7 +200,7 @@ export async function listOwnEvents(
 ): Promise<PageResult<EventView>> {
   const visibility = await projectVisibility(c, actor);
   if (input.scope === 'all') {
-    return listWith(c, actor, input, page, { visibility, inAuthorizedProjects: await authorizedScope(c, actor, ACCESS.GUEST), withoutProject: false });
+    return listWith(c, actor, input, page, { visibility, inAuthorizedProjects: authorizedScope(actor, ACCESS.GUEST), withoutProject: false });
   }
   return listWith(c, actor, input, page, { visibility, authorId: actor.user.id, withoutProject: true });
 }

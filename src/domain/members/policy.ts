@@ -82,12 +82,11 @@ export const groupIdsAtOrBelow = (c: Container, userId: number, minLevel = 0): P
  * (db/repos/projects.ts authorizedCondition): direct membership, their own namespace, a group at or
  * above the project's namespace, or a group it is shared with.
  */
-export const authorizedScope = async (c: Container, actor: Actor, minAccess: number): Promise<AuthorizedScope> => ({
+export const authorizedScope = (actor: Actor, minAccess: number): AuthorizedScope => ({
   userId: actor.user.id,
   minAccess,
   today: today(),
   personalNamespaceId: actor.user.namespace_id,
-  groupIds: await groupIdsAtOrBelow(c, actor.user.id, minAccess),
 });
 
 /**

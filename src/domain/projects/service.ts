@@ -624,10 +624,10 @@ export async function listWith(
     f.scope = { kind: 'public' };
     if (input.owned || input.membership || input.min_access_level !== undefined) f.none = true;
   } else {
-    f.scope = admin ? { kind: 'all' } : { kind: 'user', levels: visibleLevelsFor(actor), access: await authorizedScope(c, actor, ACCESS.GUEST) };
-    if (input.owned) f.authorized = await authorizedScope(c, actor, ACCESS.OWNER);
-    else if (input.min_access_level !== undefined) f.authorized = await authorizedScope(c, actor, input.min_access_level);
-    else if (input.membership) f.authorized = await authorizedScope(c, actor, ACCESS.GUEST);
+    f.scope = admin ? { kind: 'all' } : { kind: 'user', levels: visibleLevelsFor(actor), access: authorizedScope(actor, ACCESS.GUEST) };
+    if (input.owned) f.authorized = authorizedScope(actor, ACCESS.OWNER);
+    else if (input.min_access_level !== undefined) f.authorized = authorizedScope(actor, input.min_access_level);
+    else if (input.membership) f.authorized = authorizedScope(actor, ACCESS.GUEST);
     if (input.starred) f.starredBy = [...(f.starredBy ?? []), actor.user.id];
     if (input.imported) f.importedBy = actor.user.id;
   }
