@@ -2,11 +2,10 @@
 // namespace, the owner of a personal namespace, its topics, whether it is shared with groups,
 // and the caller's own memberships. One joined read instead of one query for each (a project
 // GET was seven statements; on PostgreSQL each is a round trip).
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { compiledOnce } from '../compiled.js';
 import { dialectOf, objectLiteral } from '../dialect.js';
-import type { DB } from '../schema.js';
-import type { ProjectRow } from './projects.js';
+import type { DB, ProjectsTable } from '../schema.js';
 
 export interface ProjectContext {
   ns_id: number;
@@ -91,9 +90,9 @@ const projectWithContext = compiledOnce((db, v: { key: number | string; userId: 
   return variant.endsWith('path') ? q.where('projects.full_path_lower', '=', v.key as string) : q.where('projects.id', '=', v.key as number);
 });
 
-/** A project row and what answering with it needs. */
+/** A project row (projects.ts ProjectRow, which reads pages through here) and what answering with it needs. */
 export interface ProjectWithContext {
-  row: ProjectRow;
+  row: Selectable<ProjectsTable>;
   context: ProjectContext;
 }
 
