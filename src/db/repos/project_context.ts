@@ -36,10 +36,14 @@ function topicsJson(db: Kysely<DB>) {
     : sql<string>`(SELECT json_group_array(t.name ORDER BY t.id) FROM project_topics t WHERE t.project_id = projects.id)`;
 }
 
-// Each subquery runs once per project read; a page of 20 runs each 20 times. So none aggregates
-// what it need not: a user has at most one membership of a project (members_source_user_uq), and
-// whether a live group link exists is all a page needs to know.
-function withContext<O>(db: Kysely<DB>, q: SelectQueryBuilder<DB, 'projects', O>, userId: number | null, today: string) {
+/**
+ * A query of whole project rows with the context of each row in the same statement (a page of
+ * projects reads it too: one round trip for the page and its contexts). Split each row with
+ * `splitContext`. Each subquery runs once per project read, 20 times for a page of 20, so none
+ * aggregates what it need not: a user has at most one membership of a project
+ * (members_source_user_uq), and whether a live group link exists is all a page needs to know.
+ */
+export function withProjectContext<O>(db: Kysely<DB>, q: SelectQueryBuilder<DB, 'projects', O>, userId: number | null, today: string) {
   const memberLevel =
     userId === null
       ? sql<number | null>`NULL`
@@ -86,7 +90,7 @@ export type ProjectKey = { id: number } | { fullPath: string };
 // none) and key kind (id or full path). By path it is the same one statement: a request that names
 // its project by path (as clients of repository endpoints mostly do) costs no extra round trip.
 const projectWithContext = compiledOnce((db, v: { key: number | string; userId: number | null; today: string }, variant) => {
-  const q = withContext(db, db.selectFrom('projects').selectAll('projects'), variant.startsWith('anonymous') ? null : v.userId, v.today);
+  const q = withProjectContext(db, db.selectFrom('projects').selectAll('projects'), variant.startsWith('anonymous') ? null : v.userId, v.today);
   return variant.endsWith('path') ? q.where('projects.full_path_lower', '=', v.key as string) : q.where('projects.id', '=', v.key as number);
 });
 
@@ -95,13 +99,6 @@ export interface ProjectWithContext {
   row: Selectable<ProjectsTable>;
   context: ProjectContext;
 }
-
-/**
- * A query of whole project rows with the context of each row in the same statement (a page of
- * projects: one round trip for the page and its contexts). Split each row with `splitContext`.
- */
-export const withProjectContext = <O>(db: Kysely<DB>, q: SelectQueryBuilder<DB, 'projects', O>, userId: number | null, today: string) =>
-  withContext(db, q, userId, today);
 
 /** A row read with its context (withProjectContext) as two objects. */
 export const splitContext = (joined: Record<string, unknown>): ProjectWithContext => splitterOf(joined)(joined) as ProjectWithContext;
@@ -142,7 +139,7 @@ function splitterOf(joined: Record<string, unknown>) {
 const contextsOfPage = compiledOnce((db, v: Record<string, unknown>, variant) => {
   const ids = Object.keys(v).filter((k) => /^id\d+$/.test(k)).map((k) => v[k] as number);
   const userId = variant.startsWith('anonymous') ? null : (v.userId as number);
-  return withContext(db, db.selectFrom('projects').select('projects.id'), userId, v.today as string).where('projects.id', 'in', ids);
+  return withProjectContext(db, db.selectFrom('projects').select('projects.id'), userId, v.today as string).where('projects.id', 'in', ids);
 });
 
 /** The context of each of these projects, by project id (one statement for a whole page). */

@@ -136,7 +136,7 @@ const startOfDay = (date: string) => `${date}T00:00:00.000Z`;
 const startOfNextDay = (date: string) => new Date(Date.parse(startOfDay(date)) + 86_400_000).toISOString();
 
 /** The projects an actor may see, in the terms of the project list. */
-async function projectVisibility(c: Container, actor: Actor | null): Promise<ProjectVisibilityScope> {
+function projectVisibility(actor: Actor | null): ProjectVisibilityScope {
   if (!actor) return { kind: 'public' };
   if (isAdmin(actor)) return { kind: 'all' };
   return { kind: 'user', levels: visibleLevelsFor(actor), access: authorizedScope(actor, ACCESS.GUEST) };
@@ -147,7 +147,7 @@ async function projectVisibility(c: Container, actor: Actor | null): Promise<Pro
  * cross-project lists says the same in the list's terms — none for admins; public access (the
  * visibility levels open to the caller) or a reporter role for everyone else.
  */
-async function pushScope(c: Container, actor: Actor | null): Promise<EventListFilter['pushes']> {
+function pushScope(actor: Actor | null): EventListFilter['pushes'] {
   if (isAdmin(actor)) return undefined;
   const openLevels = visibleLevelsFor(actor);
   if (!actor) return { openLevels, reporterIn: null };
@@ -182,7 +182,7 @@ async function listWith(
     createdBefore: before !== undefined ? startOfDay(before) : undefined,
     sort: input.sort ?? 'desc',
   };
-  const result = await pageEvents(c.db, { ...f, pushes: base.pushes ?? (await pushScope(c, actor)) }, page);
+  const result = await pageEvents(c.db, { ...f, pushes: base.pushes ?? pushScope(actor) }, page);
   const authors = await eventAuthors(c.db, result.items.map((e) => e.author_id));
   const pushes = await pushPayloadsOf(c.db, result.items.filter((e) => e.action === 'pushed').map((e) => e.id));
   return {
@@ -198,7 +198,7 @@ export async function listOwnEvents(
   input: EventFilterInput & { scope?: string },
   page: PageRequest,
 ): Promise<PageResult<EventView>> {
-  const visibility = await projectVisibility(c, actor);
+  const visibility = projectVisibility(actor);
   if (input.scope === 'all') {
     return listWith(c, actor, input, page, { visibility, inAuthorizedProjects: authorizedScope(actor, ACCESS.GUEST), withoutProject: false });
   }
@@ -217,7 +217,7 @@ export async function listUserEvents(
   if (!user) throw notFound('User');
   if (!canReadProfile(actor, user)) return { items: [], total: 0, hasNext: false };
   const self = actor !== null && actor.user.id === user.id;
-  return listWith(c, actor, input, page, { visibility: await projectVisibility(c, actor), authorId: user.id, withoutProject: self || isAdmin(actor) });
+  return listWith(c, actor, input, page, { visibility: projectVisibility(actor), authorId: user.id, withoutProject: self || isAdmin(actor) });
 }
 
 /** GET /projects/:id/events: the events of a project the caller may see. */
