@@ -17,15 +17,13 @@ import { deliverRefChanges } from './hooks/events.js';
 import { checkRepositoryPushPayload, REPOSITORY_PUSH_JOB } from './repository/ref_changes.js';
 import { repositoryDir } from './repository/service.js';
 import { INGEST_SECURITY_REPORTS_JOB, ingestPipeline } from './vulnerabilities/findings.js';
-import { refreshRepositoryStatistics, REPOSITORY_REFRESH_JOB } from './repository/statistics.js';
+import { REPOSITORY_REFRESH_JOB, runRepositoryRefresh } from './repository/statistics.js';
 
 const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [PROJECT_DESTROY_JOB]: (c) => (payload: { projectId: number }) => runProjectDestroy(c, payload),
   [FORK_REPOSITORY_JOB]: (c) => (payload: { projectId: number }) => runForkRepository(c, payload),
   [DELETE_MERGED_BRANCHES_JOB]: (c) => (payload: { projectId: number; userId: number }) => runDeleteMergedBranches(c, payload),
-  [REPOSITORY_REFRESH_JOB]: (c) => async (payload: { projectId: number }) => {
-    await refreshRepositoryStatistics(c, Number(payload.projectId));
-  },
+  [REPOSITORY_REFRESH_JOB]: (c) => (payload: { projectId: number }) => runRepositoryRefresh(c, Number(payload.projectId)),
   // Announcements of ref changes become push, tag push and repository update hook deliveries.
   [REPOSITORY_PUSH_JOB]: (c) => async (payload: unknown, job) => {
     const p = checkRepositoryPushPayload(payload);

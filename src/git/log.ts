@@ -1,12 +1,12 @@
-// Commit lists as `git log` gives them, walked in-process through the repository's cat-file
-// (object_store.ts) so that a list starts no process: one revision or every ref, filtered by
-// path, committer dates and first parents. What the walk cannot answer exactly goes to git log
-// itself: --topo-order, deep pages, a walk past its budget, dates git reads otherwise, a commit
-// the parser does not render, symbolic refs.
+// Commit lists as `git log` gives them, walked in-process (walk.ts) so that a list starts no
+// process: one revision or every ref, filtered by path, committer dates and first parents, in
+// git's default or topological order, at any depth. What the walk cannot answer exactly goes to
+// git log itself: dates git reads otherwise, a commit the parser does not render, symbolic refs.
 import path from 'node:path';
 import { git, gitText, safeArg } from './git.js';
 import { FIELDS, parseCommits, type CommitInfo } from './objects.js';
-import { commitByRevision, remember, walkCommits, type Walk } from './object_store.js';
+import { commitByRevision, remember } from './object_store.js';
+import { walkCommits, type Tip, type Walk } from './walk.js';
 import { allRefTargets } from './ref_files.js';
 import { SHA_RE } from './repository.js';
 
@@ -23,19 +23,6 @@ export interface LogOptions {
   skip: number;
   limit: number;
 }
-
-/** Deeper pages than this are left to `git log`, which walks faster than reading commit by commit. */
-const WALK_MAX = 1_000;
-
-/**
- * Commits a walk may take before it leaves the list to git log: a filter that shows few commits
- * (a rare path, an old date range) reads on through commits it does not show. Measured on this
- * 2-core machine under load, a commit costs 0.2–0.5 ms to walk when first read (a cat-file round
- * trip, and with a path one to three tree reads) and about 0.02 ms once kept; a git log costs
- * 20–100 ms. Pages after the first walk the same commits again, kept by then: 2,000 of them cost
- * about one git log, and their root trees (a few dozen entries each) stay well inside the tree cache.
- */
-const WALK_BUDGET = 2_000;
 
 /** Paths are literal, as the reference asks for them (literal_pathspec): a `*` or `:(…)` in a path is no pattern. */
 const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
@@ -89,29 +76,25 @@ export async function logCommits(dir: string, o: LogOptions): Promise<CommitInfo
 
 /** The page walked here; null when git log answers. */
 async function walkLog(dir: string, o: LogOptions, where: RepositoryPath | undefined): Promise<CommitInfo[] | null> {
-  // --topo-order shows nothing before the whole history is walked (past the budget in any long
-  // one) and has rules of its own (with --since, an older commit hides every commit below it, even
-  // one another line reaches): git's.
-  if (o.topo || o.skip + o.limit > WALK_MAX) return null;
   const since = o.since ? gitSeconds(o.since) : undefined;
   const until = o.until ? gitSeconds(o.until) : undefined;
   if (since === null || until === null) return null;
-  let tips: string[];
+  let tips: Tip[];
   if (o.all) {
     const targets = allRefTargets(dir);
-    if (!targets || targets.length > WALK_BUDGET) return null;
+    if (!targets) return null;
     // peeled: a tag's commit; a tag of a tree or a blob adds nothing, as in git log
     const peeled = await Promise.all(targets.map((sha) => commitByRevision(dir, sha)));
     if (peeled.includes('unknown')) return null;
-    tips = peeled.flatMap((c) => (typeof c === 'string' ? [] : [c.commit.id]));
+    tips = peeled.flatMap((c) => (typeof c === 'string' ? [] : [{ id: c.commit.id, throughTag: c.throughTag }]));
   } else {
     const tip = await commitByRevision(dir, o.rev ?? 'HEAD');
     if (tip === 'missing') return [];
     if (tip === 'unknown') return null;
-    tips = [tip.commit.id];
+    tips = [{ id: tip.commit.id, throughTag: tip.throughTag }];
   }
-  const walk = { count: o.skip + o.limit, budget: WALK_BUDGET, since, until, firstParent: o.firstParent, path: where?.walk };
-  return (await walkCommits(dir, tips, walk))?.slice(o.skip) ?? null;
+  const walk = { skip: o.skip, count: o.skip + o.limit, since, until, firstParent: o.firstParent, topo: o.topo, path: where?.walk };
+  return walkCommits(dir, tips, walk);
 }
 
 /** (commit, path) → the answer of lastCommitFor: it never changes for a given commit sha. */
@@ -132,7 +115,7 @@ async function lastCommitNow(repo: string, commit: string, filePath: string): Pr
   const tip = await commitByRevision(repo, commit);
   if (tip === 'missing') return null;
   if (tip !== 'unknown') {
-    const walked = await walkCommits(repo, [tip.commit.id], { count: 1, budget: WALK_BUDGET, path: where.walk });
+    const walked = await walkCommits(repo, [{ id: tip.commit.id, throughTag: tip.throughTag }], { count: 1, path: where.walk });
     if (walked) return walked[0]?.id ?? null;
   }
   return (await gitText(['log', '-1', '--format=%H', safeArg(commit, 'revision'), '--', where.spec], { gitDir: repo, env: LITERAL })) || null;

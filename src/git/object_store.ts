@@ -15,7 +15,7 @@ export interface TreeItem {
   name: string;
 }
 
-interface ParsedCommit {
+export interface ParsedCommit {
   info: CommitInfo;
   tree: string;
   /** Committer time in seconds: git's walk order. */
@@ -97,7 +97,7 @@ function parseCommit(sha: string, data: Buffer): ParsedCommit | null {
 }
 
 /** A commit by exact sha; null when it is not a commit this parser renders. */
-async function commitBySha(dir: string, sha: string): Promise<ParsedCommit | null> {
+export async function parsedCommit(dir: string, sha: string): Promise<ParsedCommit | null> {
   const kept = commits.get(sha);
   if (kept) return kept;
   const obj = await readObject(dir, sha);
@@ -108,161 +108,24 @@ async function commitBySha(dir: string, sha: string): Promise<ParsedCommit | nul
 }
 
 /**
- * The commit a plain revision names (a tag peeled): `missing` when it names none, `unknown` when
- * this parser cannot tell (the caller asks git).
+ * The commit a plain revision names (a tag peeled: `throughTag`): `missing` when it names none,
+ * `unknown` when this parser cannot tell (the caller asks git).
  */
-export async function commitByRevision(dir: string, rev: string): Promise<{ commit: CommitInfo; tree: string } | 'missing' | 'unknown'> {
+export async function commitByRevision(dir: string, rev: string): Promise<{ commit: CommitInfo; tree: string; throughTag: boolean } | 'missing' | 'unknown'> {
   if (!isPlainRevision(rev)) return 'unknown';
   const kept = /^[0-9a-f]{40}$/.test(rev) ? commits.get(rev) : undefined;
-  if (kept) return { commit: kept.info, tree: kept.tree };
-  const info = await objectInfo(dir, `${rev}^{commit}`);
-  if (!info) return 'missing';
-  const c = await commitBySha(dir, info.sha);
-  return c ? { commit: c.info, tree: c.tree } : 'unknown';
+  if (kept) return { commit: kept.info, tree: kept.tree, throughTag: false };
+  const named = await objectInfo(dir, rev);
+  const info = named?.type === 'tag' ? await objectInfo(dir, `${rev}^{commit}`) : named;
+  if (info?.type !== 'commit') return 'missing';
+  const c = await parsedCommit(dir, info.sha);
+  return c ? { commit: c.info, tree: c.tree, throughTag: named!.type === 'tag' } : 'unknown';
 }
 
 /** Commits by sha; a sha that names no commit, or one this parser cannot render, is left out of the map. */
 export async function commitsByShas(dir: string, shas: string[]): Promise<Map<string, CommitInfo>> {
-  const found = await Promise.all(shas.map((s) => (/^[0-9a-f]{40}$/.test(s) ? commitBySha(dir, s) : null)));
+  const found = await Promise.all(shas.map((s) => (/^[0-9a-f]{40}$/.test(s) ? parsedCommit(dir, s) : null)));
   return new Map(found.filter((c) => c !== null).map((c) => [c.info.id, c.info]));
-}
-
-/** What a walk shows and follows: git log's own filters (see walkCommits). */
-export interface Walk {
-  /** Stop once this many commits are shown. */
-  count: number;
-  /** Give up (null) after taking this many commits off the queue: git walks a long history faster. */
-  budget: number;
-  /** Committer time in seconds, inclusive (`--since`): an older commit is neither shown nor walked past. */
-  since?: number;
-  /** Committer time in seconds, inclusive (`--until`): a newer commit is walked past but not shown. */
-  until?: number;
-  firstParent?: boolean;
-  /** `-- <path>`: the path's parts (none: the whole tree); dirOnly when it ended in `/` (it then names only a directory). */
-  path?: { parts: string[]; dirOnly: boolean };
-}
-
-/** A read the walk cannot do here (an object missing or not rendered): the caller asks git. */
-class Unreadable extends Error {}
-
-async function parsed(dir: string, sha: string): Promise<ParsedCommit> {
-  const c = await commitBySha(dir, sha);
-  if (!c) throw new Unreadable(sha);
-  return c;
-}
-
-/**
- * The first `o.count` commits git log shows from `tips` (commit shas, in the order git was given
- * them), in its default order: newest committer time first, ties in the order the walk met them
- * (git sorts the starting commits stably, then inserts a parent after every queued commit of the
- * same time). Null when a commit or tree on the way cannot be read here, or past the budget.
- *
- * With a path, this is git's default history simplification: a commit is shown when it differs
- * at the path from every parent (a root commit: when the path exists in it); one that is the same
- * as some parent is not shown, and only the first such parent is followed.
- */
-export async function walkCommits(dir: string, tips: string[], o: Walk): Promise<CommitInfo[] | null> {
-  try {
-    const queue: ParsedCommit[] = [];
-    const seen = new Set<string>();
-    for (const tip of tips) {
-      if (seen.has(tip)) continue;
-      seen.add(tip);
-      queue.push(await parsed(dir, tip));
-    }
-    queue.sort((a, b) => b.time - a.time); // stable, as git's
-    const out: CommitInfo[] = [];
-    for (let taken = 0; queue.length && out.length < o.count; taken++) {
-      if (taken >= o.budget) return null;
-      const c = queue.shift()!;
-      if (o.since !== undefined && c.time < o.since) continue;
-      const { follow, show } = await simplify(dir, c, o);
-      for (const p of follow) {
-        if (seen.has(p.info.id)) continue;
-        seen.add(p.info.id);
-        let at = queue.length;
-        while (at > 0 && queue[at - 1].time < p.time) at--;
-        queue.splice(at, 0, p);
-      }
-      if (show && (o.until === undefined || c.time <= o.until)) out.push(c.info);
-    }
-    return out;
-  } catch (e) {
-    if (e instanceof Unreadable) return null;
-    throw e;
-  }
-}
-
-/** Which parents of `c` the walk follows and whether `c` is shown (git's try_to_simplify_commit). */
-async function simplify(dir: string, c: ParsedCommit, o: Walk): Promise<{ follow: ParsedCommit[]; show: boolean }> {
-  const ids = o.firstParent ? c.info.parentIds.slice(0, 1) : c.info.parentIds;
-  const parents = await Promise.all(ids.map((p) => parsed(dir, p)));
-  if (!o.path) return { follow: parents, show: true };
-  if (parents.length === 0) return { follow: [], show: !(await sameAt(dir, null, c.tree, o.path)) };
-  for (const p of parents) {
-    if (await sameAt(dir, p.tree, c.tree, o.path)) return { follow: [p], show: false };
-  }
-  return { follow: parents, show: true };
-}
-
-type Entry = TreeItem | null;
-
-async function treeItems(dir: string, sha: string): Promise<TreeItem[]> {
-  const items = await readTree(dir, sha);
-  if (!items) throw new Unreadable(sha);
-  return items;
-}
-
-async function child(dir: string, e: Entry, name: string): Promise<Entry> {
-  if (e?.type !== 'tree') return null; // a pathspec looks into directories only
-  return (await treeItems(dir, e.sha)).find((i) => i.name === name) ?? null;
-}
-
-/** Whether two root trees (null: none, a root commit's parent) hold the same at a path, as git's pruning diff sees it. */
-async function sameAt(dir: string, a: string | null, b: string, path: NonNullable<Walk['path']>): Promise<boolean> {
-  const root = (sha: string): TreeItem => ({ mode: '040000', type: 'tree', sha, name: '' });
-  let x: Entry = a ? root(a) : null;
-  let y: Entry = root(b);
-  for (const name of path.parts) {
-    if (x && y && x.sha === y.sha) return true; // the same object: the same below it
-    x = await child(dir, x, name);
-    y = await child(dir, y, name);
-  }
-  if (path.dirOnly && x?.type !== 'tree') x = null;
-  if (path.dirOnly && y?.type !== 'tree') y = null;
-  return sameEntry(dir, x, y);
-}
-
-/** git compares modes as it canonicalises them (a regular file is 644 or 755) */
-function canonicalMode(mode: string): string {
-  const m = parseInt(mode, 8);
-  switch (m & 0o170000) {
-    case 0o100000:
-      return m & 0o100 ? '100755' : '100644';
-    case 0o120000:
-      return '120000';
-    case 0o040000:
-      return '040000';
-    default:
-      return '160000';
-  }
-}
-
-/**
- * Whether two entries (null: none) are the same to a recursive diff: the same object and mode,
- * or directories whose files are all the same (a directory holding no file at all is the same
- * as none: the diff shows files, not directories).
- */
-async function sameEntry(dir: string, x: Entry, y: Entry): Promise<boolean> {
-  if (!x && !y) return true;
-  if (x && y && x.sha === y.sha && canonicalMode(x.mode) === canonicalMode(y.mode)) return true;
-  if ((x && x.type !== 'tree') || (y && y.type !== 'tree')) return false;
-  const xs = new Map((x ? await treeItems(dir, x.sha) : []).map((e) => [e.name, e]));
-  const ys = new Map((y ? await treeItems(dir, y.sha) : []).map((e) => [e.name, e]));
-  for (const name of new Set([...xs.keys(), ...ys.keys()])) {
-    if (!(await sameEntry(dir, xs.get(name) ?? null, ys.get(name) ?? null))) return false;
-  }
-  return true;
 }
 
 function parseTree(data: Buffer): TreeItem[] {

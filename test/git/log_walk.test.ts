@@ -81,18 +81,21 @@ const PAGES = [
 
 /**
  * Compares the walk with git log on: every path and every date range from each revision, and the
- * `dated` paths with every range (from the first revision and all refs), each with and without first parents. Pages of each list are
+ * `dated` paths with every range (from the first revision and all refs), each with and without
+ * first parents, in git's default order and in --topo-order. Pages of each list are
  * compared too: with git's own --skip/--max-count for every seventh case (git runs are slow
  * here), with slices of the whole list (what those options are) for the rest.
  */
 async function compareAll(dir: string, o: { revs: string[]; paths: (string | undefined)[]; ranges: { since?: string; until?: string }[]; dated: string[] }): Promise<number> {
   const cases: LogOptions[] = [];
-  for (const rev of o.revs) {
-    const from = rev === 'all' ? { all: true } : { rev };
-    for (const firstParent of [false, true]) {
-      for (const p of o.paths) cases.push({ ...from, path: p, firstParent, skip: 0, limit: 1000 });
-      for (const range of o.ranges) cases.push({ ...from, ...range, firstParent, skip: 0, limit: 1000 });
-      if (rev === o.revs[0] || rev === 'all') for (const p of o.dated) for (const range of o.ranges) cases.push({ ...from, path: p, ...range, firstParent, skip: 0, limit: 1000 });
+  for (const topo of [false, true]) {
+    for (const rev of o.revs) {
+      const from = rev === 'all' ? { all: true } : { rev };
+      for (const firstParent of [false, true]) {
+        for (const p of o.paths) cases.push({ ...from, path: p, firstParent, topo, skip: 0, limit: 1000 });
+        for (const range of o.ranges) cases.push({ ...from, ...range, firstParent, topo, skip: 0, limit: 1000 });
+        if (rev === o.revs[0] || rev === 'all') for (const p of o.dated) for (const range of o.ranges) cases.push({ ...from, path: p, ...range, firstParent, topo, skip: 0, limit: 1000 });
+      }
     }
   }
   let shown = 0;
@@ -121,6 +124,17 @@ async function compareLastCommits(dir: string, commits: string[], paths: string[
   }
 }
 
+/**
+ * Removes the repository's commit-graph, or writes one: of the commits `main~40` reaches (the
+ * rest are newer than the file), or of every commit with changed-path Bloom filters.
+ */
+function writeGraph(dir: string, state: 'no commit-graph' | 'a commit-graph of part of the history' | 'a commit-graph with changed-path filters'): void {
+  fs.rmSync(path.join(dir, 'objects', 'info', 'commit-graph'), { force: true });
+  if (state === 'a commit-graph of part of the history') {
+    run(['commit-graph', 'write', '--stdin-commits'], { gitDir: dir, input: run(['rev-parse', 'main~40'], { gitDir: dir }) });
+  } else if (state === 'a commit-graph with changed-path filters') run(['commit-graph', 'write', '--reachable', '--changed-paths'], { gitDir: dir });
+}
+
 /** A small deterministic random source (mulberry32). */
 function random(seed: number): () => number {
   let a = seed;
@@ -132,7 +146,7 @@ function random(seed: number): () => number {
   };
 }
 
-const FILES = ['a', 'b/c', 'b/d/e', 'b/d/f', 'g/h', 'x', 'x/y', 'st*r'];
+const FILES = ['a', 'b/c', 'b/d/e', 'b/d/f', 'g/h', 'x', 'x/y', 'st*r', 'é/ü'];
 
 /**
  * A fast-import stream of `n` commits on a random DAG: merges of two or three of the recent
@@ -287,12 +301,15 @@ describe('commit walk against git log', () => {
     });
     after(() => closeGitProcesses(dir));
 
-    it('every filter and combination answers as git log does, without starting a process', async () => {
-      const paths = [undefined, 'README', 'src', 'src/', 'src/lib/b.txt', './src//lib', 'src/renamed.txt', 'src/a.txt', 'docs', 'docs/', 'docs/guide.md', 'st*r', 's*', '.', 'nope', 'README/'];
+    for (const graph of ['no commit-graph', 'a commit-graph with changed-path filters'] as const) {
+      it(`every filter and combination answers as git log does, without starting a process: ${graph}`, async () => {
+        writeGraph(dir, graph);
+        const paths = [undefined, 'README', 'src', 'src/', 'src/lib/b.txt', './src//lib', 'src/renamed.txt', 'src/a.txt', 'docs', 'docs/', 'docs/guide.md', 'st*r', 's*', '.', 'nope', 'README/'];
       const revs = ['main', 'feature', 'v1', shas['merge hot'].slice(0, 12), 'all'];
-      const cases = await compareAll(dir, { revs, paths, ranges: dateRanges(times(dir)), dated: ['src', 'docs/guide.md'] });
-      assert.ok(cases > 200, `${cases} cases`);
-    });
+        const cases = await compareAll(dir, { revs, paths, ranges: dateRanges(times(dir)), dated: ['src', 'docs/guide.md'] });
+        assert.ok(cases > 200, `${cases} cases`);
+      });
+    }
 
     it('the last commit of a file, from commits all over the history', async () => {
       const some = run(['rev-list', '--all'], { gitDir: dir }).split('\n').filter((s, i) => s && i % 3 === 0);
@@ -308,11 +325,15 @@ describe('commit walk against git log', () => {
     });
     after(() => closeGitProcesses(dir));
 
-    it('every filter and combination answers as git log does, without starting a process', async () => {
-      const paths = [undefined, 'a', 'b', 'b/d', 'b/d/e', 'b/d/', 'x', 'x/', 'x/y', 'g/h', 'st*r', '.'];
-      const cases = await compareAll(dir, { revs: ['main', 'b1', 'all'], paths, ranges: dateRanges(times(dir)), dated: ['b/d', 'x'] });
-      assert.ok(cases > 100, `${cases} cases`);
-    });
+    // the walk reads a commit from the commit-graph where it is there, as an object where it is not
+    for (const graph of ['no commit-graph', 'a commit-graph of part of the history', 'a commit-graph with changed-path filters'] as const) {
+      it(`every filter and combination answers as git log does, without starting a process: ${graph}`, async () => {
+        writeGraph(dir, graph);
+        const paths = [undefined, 'a', 'b', 'b/d', 'b/d/e', 'b/d/', 'x', 'x/', 'x/y', 'g/h', 'st*r', 'é/ü', '.'];
+        const cases = await compareAll(dir, { revs: ['main', 'b1', 'all'], paths, ranges: dateRanges(times(dir)), dated: ['b/d', 'x'] });
+        assert.ok(cases > 100, `${cases} cases`);
+      });
+    }
 
     it('the last commit of a file, from commits all over the history', async () => {
       const some = run(['rev-list', '--all'], { gitDir: dir }).split('\n').filter((s, i) => s && i % 9 === 0);
@@ -360,7 +381,7 @@ describe('commit walk against git log', () => {
       await compareLastCommits(dir, [tip], paths);
     });
   });
-  describe('where git log answers, and the starting points of --all', () => {
+  describe('a long history, where git log answers, and the starting points of --all', () => {
     let dir: string;
     let old: string;
     const HISTORY = 2_500;
@@ -390,18 +411,33 @@ describe('commit walk against git log', () => {
       );
     }
 
-    it('a walk past its budget, a deep page, --topo-order and dates git reads its own way', async () => {
+    for (const graph of ['no commit-graph', 'a commit-graph with changed-path filters'] as const) {
+      it(`a long walk for few commits, a deep page and --topo-order, without starting a process: ${graph}`, async () => {
+        writeGraph(dir, graph);
+        const page = { rev: 'main', skip: 0, limit: 21 };
+        for (const o of [
+          { ...page, path: 'often' },
+          { ...page, path: 'rare' }, // 2,500 commits read for one shown
+          { ...page, until: iso(1_600_000_000 + 60) }, // two shown, from the far end
+          { ...page, skip: 995, limit: 10 },
+          { ...page, skip: 2_480, limit: 30 },
+          { ...page, path: 'often', skip: 2_000 },
+          { ...page, topo: true },
+          { ...page, topo: true, skip: 1_500, path: 'often' },
+          { ...page, topo: true, all: true, since: iso(1_600_000_000 + 60 * 2_000) },
+        ]) {
+          assert.deepEqual(await walked(dir, o), oracle(dir, o), JSON.stringify(o));
+        }
+        const { spawned, result } = await spawnsDuring(() => lastCommitFor(dir, run(['rev-parse', 'main'], { gitDir: dir }).trim(), 'rare'));
+        assert.equal(result, run(['rev-list', '--max-parents=0', 'main'], { gitDir: dir }).trim());
+        assert.deepEqual(spawned, []);
+      });
+    }
+
+    it('dates git reads its own way go to git', async () => {
       const page = { rev: 'main', skip: 0, limit: 21 };
-      assert.equal((await walked(dir, { ...page, path: 'often' })).length, 21);
-      await byGit({ ...page, path: 'rare' }); // 2,500 commits read for one shown
-      await byGit({ ...page, until: iso(1_600_000_000 + 60) }); // two shown, from the far end
-      await byGit({ ...page, skip: 995, limit: 10 });
-      await byGit({ ...page, topo: true });
       await byGit({ ...page, since: '2150-01-01T00:00:00.000Z' });
       await byGit({ ...page, until: '1969-12-31T23:59:59.000Z' });
-      const { spawned, result } = await spawnsDuring(() => lastCommitFor(dir, run(['rev-parse', 'main'], { gitDir: dir }).trim(), 'rare'));
-      assert.equal(result, run(['rev-list', '--max-parents=0', 'main'], { gitDir: dir }).trim());
-      assert.equal(spawned.length, 1);
     });
 
     it('a path outside the repository names nothing, without git', async () => {

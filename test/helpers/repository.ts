@@ -9,9 +9,9 @@ import type { TestApp } from './build.js';
 
 /**
  * A commit whose tree is `files` (path → content; nested paths allowed) on top of `parent`
- * (null: a root commit). Moves no ref. Returns its sha.
+ * (null: a root commit) and any `merged` parents after it. Moves no ref. Returns its sha.
  */
-export async function writeCommit(t: TestApp, projectId: number, parent: string | null, message: string, files: Record<string, string>): Promise<string> {
+export async function writeCommit(t: TestApp, projectId: number, parent: string | null, message: string, files: Record<string, string>, merged: string[] = []): Promise<string> {
   const dir = repositoryDir(t.c, projectId);
   // Build trees bottom-up from the paths.
   const writeTree = async (entries: Map<string, string | Map<string, any>>): Promise<string> => {
@@ -31,7 +31,8 @@ export async function writeCommit(t: TestApp, projectId: number, parent: string 
   }
   const tree = await writeTree(root);
   const who = { name: 'Tester', email: 'tester@example.com' };
-  return gitText(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], { gitDir: dir, env: identityEnv(who) });
+  const parents = [...(parent ? [parent] : []), ...merged].flatMap((p) => ['-p', p]);
+  return gitText(['commit-tree', tree, ...parents, '-m', message], { gitDir: dir, env: identityEnv(who) });
 }
 
 /** Points a ref at a sha (ZERO-less: creates or moves it). */

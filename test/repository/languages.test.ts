@@ -2,10 +2,13 @@
 // and refreshed by the repository_refresh job after a push.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
 import { addMember, makeProject } from '../helpers/projects.js';
 import { testQueue, waitFor } from '../helpers/queue.js';
-import { actorOf, refSha, setRef, writeCommit } from '../helpers/repository.js';
+import { actorOf, jobsOf, refSha, setRef, writeCommit } from '../helpers/repository.js';
 import { findProjectById } from '../../src/db/repos/projects.js';
 import { publishRefChanges } from '../../src/domain/repository/ref_changes.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
@@ -138,6 +141,44 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await list(), [[a.id, 0], [b.id, 0]]);
       await runRefreshes();
       assert.deepEqual(await list(), [[a.id, 1], [b.id, 1]]);
+    });
+
+    it('the refresh job writes the commit-graph that commit lists walk, and they answer as git log does', async () => {
+      const p = await makeProject(t, t.rootToken, { name: 'graph', initialize_with_readme: true });
+      const dir = repositoryDir(t.c, p.id);
+      const graph = path.join(dir, 'objects', 'info', 'commit-graph');
+      await pushCommit(p.id, 'One', { 'a.txt': '1' });
+      // a side line merged back: topological order differs from date order
+      const base = await refSha(t, p.id, 'refs/heads/main');
+      const side = await writeCommit(t, p.id, base, 'Side', { 'a.txt': '1', 'b.txt': 'side' });
+      await pushCommit(p.id, 'Two', { 'a.txt': '2' });
+      const merge = await writeCommit(t, p.id, await refSha(t, p.id, 'refs/heads/main'), 'Merge', { 'a.txt': '2', 'b.txt': 'side' }, [side]);
+      await setRef(t, p.id, 'refs/heads/main', merge);
+      assert.equal(fs.existsSync(graph), false);
+      await runRefreshes();
+      assert.ok(fs.existsSync(graph), 'the job wrote the commit-graph');
+      execFileSync('git', ['--git-dir', dir, 'commit-graph', 'verify']);
+      for (const query of ['', '?order=topo', '?path=b.txt', '?order=topo&path=a.txt', '?page=2&per_page=2']) {
+        const r = await t.get(`/api/v4/projects/${p.id}/repository/commits${query}`);
+        assert.equal(r.status, 200, r.text);
+        const q = new URLSearchParams(query);
+        const args = ['--git-dir', dir, 'log', '--format=%H'];
+        if (q.get('order') === 'topo') args.push('--topo-order');
+        if (q.get('page')) args.push('--skip=2', '--max-count=2');
+        args.push('main', '--');
+        if (q.get('path')) args.push(q.get('path')!);
+        assert.deepEqual(
+          (r.body as any[]).map((c) => c.id),
+          execFileSync('git', args).toString().split('\n').filter(Boolean),
+          query,
+        );
+      }
+      // a repository without one (older than this release) gets one after its first commit list
+      fs.rmSync(graph);
+      assert.equal((await t.get(`/api/v4/projects/${p.id}/repository/commits?path=a.txt`)).status, 200);
+      assert.ok((await jobsOf(t, 'repository_refresh')).some((j) => j.payload.projectId === p.id && j.state === 'queued'));
+      await runRefreshes();
+      assert.ok(fs.existsSync(graph));
     });
 
     it('language detection: by file name and extension; vendored and documentation paths are skipped', () => {

@@ -8,6 +8,7 @@
 import type { Container } from '../context.js';
 import { initBare } from '../../git/repository.js';
 import { copyProjectRepository, repositoryDir } from '../repository/service.js';
+import { scheduleRepositoryRefresh } from '../repository/statistics.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { findNamespaceByFullPath, findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
 import { insertFork, linkFork, setImportStatus, unlinkFork } from '../../db/repos/project_forks.js';
@@ -141,6 +142,7 @@ export async function runForkRepository(c: Container, payload: { projectId: numb
   if (source) await copyProjectRepository(c, source.id, fork.id);
   else await initBare(repositoryDir(c, fork.id), fork.default_branch ?? 'main'); // the source went away first
   await setImportStatus(c.db, fork.id, 'finished');
+  await scheduleRepositoryRefresh(c, fork.id);
 }
 
 /** GET /projects/:id/forks: the project's direct forks that the caller may see, with the list filters. */

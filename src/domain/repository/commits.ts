@@ -29,6 +29,7 @@ import { canPushToBranch, loadProtection } from '../protected_branches/policy.js
 import { checkRefUpdates } from './protection.js';
 import { publishRefChanges } from './ref_changes.js';
 import { repositoryDir } from './service.js';
+import { ensureCommitGraph } from './statistics.js';
 
 export interface RepositoryRef {
   row: ProjectRow;
@@ -297,6 +298,7 @@ export async function listCommits(c: Container, actor: Actor | null, idOrPath: n
     // An unknown ref (an empty repository's too) lists nothing, as the reference's commit finder answers.
     if (!(await readCommit(repo.dir, rev))) return { items: [], total: null, hasNext: false };
   }
+  await ensureCommitGraph(c, repo.row.id, repo.dir);
   const commits = await logCommits(repo.dir, {
     rev,
     all: input.all,

@@ -9,6 +9,7 @@ import { blobAt, blobStream, readBlob, readCommit } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
 import { commitActions, decodeContent, readableRepository, writableRepository, type ActionInput } from './commits.js';
+import { ensureCommitGraph } from './statistics.js';
 
 export interface FileView {
   file_name: string;
@@ -38,6 +39,7 @@ async function locate(c: Container, actor: Actor | null, idOrPath: number | stri
   if (!commit) throw notFound('Commit');
   const blob = await blobAt(repo.dir, commit.id, filePath);
   if (!blob) throw notFound('File');
+  await ensureCommitGraph(c, repo.row.id, repo.dir); // for the file's last commit
   return { repo, ref: name, commit, blob };
 }
 

@@ -1,7 +1,7 @@
 // Cached figures of a project's repository: commit count and size for project `statistics`, and the
 // language breakdown for GET /projects/:id/languages. Computing them reads the whole default branch,
 // so they are computed once (on first use) and then refreshed by a job after pushes to the default
-// branch, never per request.
+// branch, never per request. The same job keeps the repository's commit-graph current.
 import type { Container } from '../context.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import {
@@ -10,12 +10,23 @@ import {
   saveRepositoryStatistics,
   type RepositoryStatisticsRow,
 } from '../../db/repos/repository_statistics.js';
+import { hasCommitGraph, writeCommitGraph } from '../../git/commit_graph.js';
 import { treeLanguages } from '../../git/languages.js';
 import { countCommits, repositorySize, packRefs } from '../../git/repository.js';
 import { nowIso } from '../shared/time.js';
 import { repositoryDir } from './service.js';
 
 export const REPOSITORY_REFRESH_JOB = 'repository_refresh';
+
+/**
+ * The refresh job, after refs moved: the repository's commit-graph is written again (commit lists
+ * walk it instead of reading each commit), then its figures are recomputed. Idempotent.
+ */
+export async function runRepositoryRefresh(c: Container, projectId: number): Promise<void> {
+  if (!(await findProjectById(c.db, projectId))) return;
+  await writeCommitGraph(repositoryDir(c, projectId));
+  await refreshRepositoryStatistics(c, projectId);
+}
 
 /** Recomputes and stores a project's figures from its repository; null when the project is gone. */
 export async function refreshRepositoryStatistics(c: Container, projectId: number): Promise<RepositoryStatisticsRow | null> {
@@ -56,6 +67,15 @@ export async function repositoryStatistics(
     } else await scheduleRepositoryRefresh(c, id);
   }
   return found;
+}
+
+/**
+ * Queues the refresh that writes the repository's commit-graph when it has none yet (one made
+ * before Anvil wrote them, or not refreshed since): walks through history read it instead of each
+ * commit, and are many times faster on a long one.
+ */
+export async function ensureCommitGraph(c: Container, projectId: number, dir: string): Promise<void> {
+  if (!hasCommitGraph(dir)) await scheduleRepositoryRefresh(c, projectId);
 }
 
 /** Queues a refresh unless one for this project is already waiting (a burst of pushes refreshes once). */
