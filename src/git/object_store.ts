@@ -122,6 +122,56 @@ export async function commitByRevision(dir: string, rev: string): Promise<{ comm
   return c ? { commit: c.info, tree: c.tree, throughTag: named!.type === 'tag' } : 'unknown';
 }
 
+/** An annotated tag object, as for-each-ref shows it. */
+export interface ParsedTag {
+  /** What it tags, one level down (a tag of a tag names the other tag). */
+  object: string;
+  type: string;
+  /** The tagger's date (`%(creatordate:iso-strict)`); '' without a tagger. */
+  date: string;
+  message: string;
+}
+
+/** The objects refs name never change: their type, and the tag itself for a tag. */
+const targets = new Map<string, { type: string; tag: ParsedTag | null }>();
+
+function parseTag(data: Buffer): ParsedTag | null {
+  const end = data.indexOf('\n\n');
+  const head = data.toString('utf8', 0, end < 0 ? data.length : end).split('\n');
+  const object = /^object ([0-9a-f]{40})$/.exec(head[0] ?? '')?.[1];
+  const type = /^type (commit|tree|blob|tag)$/.exec(head[1] ?? '')?.[1];
+  if (!object || !type || data.includes(0)) return null;
+  let date = '';
+  for (const line of head.slice(2)) {
+    if (line.startsWith('encoding ') && !/^utf-?8$/i.test(line.slice(9))) return null; // git would re-encode
+    if (!line.startsWith('tagger ')) continue;
+    const who = identity(line.slice(7));
+    if (!who) return null;
+    date = who.date;
+  }
+  return { object, type, date, message: end < 0 ? '' : data.toString('utf8', end + 2) };
+}
+
+/**
+ * The type of the object a ref names, and the tag when it is an annotated tag; null when it names
+ * nothing, or a tag this parser does not render as git would (the caller asks git).
+ */
+export async function refTarget(dir: string, sha: string): Promise<{ type: string; tag: ParsedTag | null } | null> {
+  const kept = targets.get(sha);
+  if (kept) return kept;
+  const info = await objectInfo(dir, sha);
+  if (!info) return null;
+  let tag: ParsedTag | null = null;
+  if (info.type === 'tag') {
+    const obj = await readObject(dir, sha);
+    tag = obj ? parseTag(obj.data) : null;
+    if (!tag) return null;
+  }
+  const target = { type: info.type, tag };
+  remember(targets, sha, target, KEPT);
+  return target;
+}
+
 /** Commits by sha; a sha that names no commit, or one this parser cannot render, is left out of the map. */
 export async function commitsByShas(dir: string, shas: string[]): Promise<Map<string, CommitInfo>> {
   const found = await Promise.all(shas.map((s) => (/^[0-9a-f]{40}$/.test(s) ? parsedCommit(dir, s) : null)));

@@ -437,32 +437,3 @@ export async function commitDiff(dir: string, c: CommitInfo): Promise<FileDiff[]
   });
   return files;
 }
-
-export interface TagInfo {
-  name: string;
-  /** The tag object for an annotated tag, else the commit. */
-  target: string;
-  /** The annotated tag's message; null for a lightweight tag. */
-  message: string | null;
-  commit: CommitInfo | null;
-  /** When the tag (annotated) or its commit (lightweight) was made. */
-  date: string;
-}
-
-/** Every tag with its commit. */
-export async function listTags(dir: string): Promise<TagInfo[]> {
-  const fmt = ['%(refname:strip=2)', '%(objecttype)', '%(objectname)', '%(*objecttype)', '%(*objectname)', '%(creatordate:iso-strict)', '%(contents)'].join('%1f');
-  const out = (await git(['for-each-ref', `--format=%1e${fmt}`, 'refs/tags'], { gitDir: dir })).stdout.toString('utf8');
-  const rows = out
-    .split('\x1e')
-    .filter((r) => r !== '')
-    .map((r) => {
-      const [name, type, sha, peeledType, peeled, date, ...contents] = r.split('\x1f');
-      const annotated = type === 'tag';
-      // a tag of a tree or blob has no commit
-      const commitSha = (annotated ? peeledType : type) === 'commit' ? (annotated ? peeled : sha) : '';
-      return { name, target: sha, commitSha, date, message: annotated ? contents.join('\x1f').replace(/\n+$/, '') : null };
-    });
-  const commits = new Map((await readCommitsBySha(dir, [...new Set(rows.map((r) => r.commitSha).filter(Boolean))])).map((k) => [k.id, k]));
-  return rows.map((r) => ({ name: r.name, target: r.target, message: r.message, commit: commits.get(r.commitSha) ?? null, date: r.date }));
-}

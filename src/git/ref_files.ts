@@ -1,12 +1,14 @@
-// Branch lists without forking git: the tips are read from the repository's own files (loose refs
-// under refs/heads/ and packed-refs; every ref under refs/ for a walk from all refs), and commits
-// and "merged" answers, which never change for a given sha, are kept once read. Commits are read
-// through the repository's cat-file; only a "merged" answer never seen before costs one git run.
+// Branch and tag lists without forking git: the refs are read from the repository's own files
+// (loose refs and packed-refs: refs/heads/, refs/tags/, and every ref under refs/ for a walk from
+// all refs), and commits, tags and "merged" answers, which never change for a given sha, are kept
+// once read. Objects are read through the repository's cat-file, "merged" answers walked on its
+// commit-graph.
 import fs from 'node:fs';
 import path from 'node:path';
 import { git, safeArg } from './git.js';
 import { readCommitsBySha, type CommitInfo } from './objects.js';
-import { remember } from './object_store.js';
+import { commitsByShas, refTarget, remember } from './object_store.js';
+import { reachedFrom } from './walk.js';
 import { HEADS, type BranchRef } from './refs.js';
 
 interface Refs {
@@ -103,6 +105,32 @@ export function branchTips(dir: string): Map<string, string> {
   return refsUnder(dir, HEADS).tips;
 }
 
+/** Every branch name, sorted by name (byte order, as git sorts refnames). */
+export function branchNames(dir: string): string[] {
+  return [...branchTips(dir).keys()];
+}
+
+/** Every tag name, sorted by name. */
+export function tagNames(dir: string): string[] {
+  return [...refsUnder(dir, 'refs/tags/').tips.keys()];
+}
+
+/** The tag made last (the reference's "latest tag": for-each-ref's newest creatordate, ties by name), or null when there is none. */
+export async function latestTagName(dir: string): Promise<string | null> {
+  let latest: { name: string; time: number } | null = null;
+  for (const tag of await listTags(dir)) {
+    const time = tag.date ? Date.parse(tag.date) : 0;
+    if (!latest || time > latest.time) latest = { name: tag.name, time };
+  }
+  return latest?.name ?? null;
+}
+
+/** Every tag and the object its ref names, sorted by name; null when a tag ref is symbolic (git resolves it). */
+function tagTargets(dir: string): Map<string, string> | null {
+  const refs = refsUnder(dir, 'refs/tags/');
+  return refs.symbolic > 0 ? null : refs.tips;
+}
+
 /**
  * What `git log --all` starts from, in its order: the object of every ref under refs/ (sorted by
  * name), then HEAD's. Null when a ref is symbolic or HEAD is neither a ref nor a sha: git resolves those.
@@ -136,12 +164,16 @@ export async function branchWithCommit(dir: string, name: string): Promise<Branc
 
 /**
  * Of these branches (name → tip), those merged into the commit `head` as the reference counts it:
- * the tip is reachable from head and is not head itself. Tips never asked about before cost one git run.
+ * the tip is reachable from head and is not head itself. Tips never asked about before are walked
+ * to on the commit-graph; in a repository that has none yet, they cost one git run.
  */
 export async function mergedBranches(dir: string, head: string, branches: Map<string, string>): Promise<Set<string>> {
   const key = (tip: string) => `${head} ${tip}`;
   const unknown = [...branches].filter(([, tip]) => tip !== head && !ancestors.has(key(tip))).map(([name]) => name);
-  if (unknown.length) {
+  const reached = unknown.length ? await reachedFrom(dir, head, unknown.map((name) => branches.get(name)!)) : null;
+  if (reached) for (const name of unknown) remember(ancestors, key(branches.get(name)!), reached.has(branches.get(name)!), KEPT);
+  else if (unknown.length) {
+    // no commit-graph yet: git answers
     const patterns = unknown.map((n) => HEADS + safeArg(n, 'branch'));
     const r = await git(['for-each-ref', `--merged=${head}`, '--format=%(objectname) %(refname)', '--', ...patterns], { gitDir: dir, okCodes: [128, 129] });
     const merged = new Set<string>();
@@ -158,4 +190,61 @@ export async function mergedBranches(dir: string, head: string, branches: Map<st
     }
   }
   return new Set([...branches].filter(([name, tip]) => tip !== head && (ancestors.get(key(tip)) ?? false)).map(([name]) => name));
+}
+
+export interface TagInfo {
+  name: string;
+  /** The tag object for an annotated tag, else the commit. */
+  target: string;
+  /** The annotated tag's message; null for a lightweight tag. */
+  message: string | null;
+  commit: CommitInfo | null;
+  /** When the tag (annotated) or its commit (lightweight) was made. */
+  date: string;
+}
+
+/**
+ * Every tag with its commit, sorted by name: read from the refs files and cat-file, or from
+ * for-each-ref when a tag or commit is one the parser does not render.
+ */
+export async function listTags(dir: string): Promise<TagInfo[]> {
+  return (await readTags(dir)) ?? tagsByGit(dir);
+}
+
+async function readTags(dir: string): Promise<TagInfo[] | null> {
+  const targets = tagTargets(dir);
+  if (!targets) return null;
+  const named = [...targets];
+  const objects = await Promise.all(named.map(([, sha]) => refTarget(dir, sha)));
+  if (objects.includes(null)) return null;
+  // a lightweight tag's commit is the ref's object; an annotated one's what the tag names (one level down)
+  const commitOf = named.map(([, sha], i) => {
+    const { type, tag } = objects[i]!;
+    return tag ? (tag.type === 'commit' ? tag.object : '') : type === 'commit' ? sha : '';
+  });
+  const commits = await commitsByShas(dir, [...new Set(commitOf.filter(Boolean))]);
+  if (commitOf.some((sha) => sha && !commits.has(sha))) return null;
+  return named.map(([name, sha], i) => {
+    const tag = objects[i]!.tag;
+    const commit = commitOf[i] ? commits.get(commitOf[i])! : null;
+    const date = tag ? tag.date : (commit?.committedDate ?? '');
+    return { name, target: sha, message: tag ? tag.message.replace(/\n+$/, '') : null, commit, date };
+  });
+}
+
+async function tagsByGit(dir: string): Promise<TagInfo[]> {
+  const fmt = ['%(refname:strip=2)', '%(objecttype)', '%(objectname)', '%(*objecttype)', '%(*objectname)', '%(creatordate:iso-strict)', '%(contents)'].join('%1f');
+  const out = (await git(['for-each-ref', `--format=%1e${fmt}`, 'refs/tags'], { gitDir: dir })).stdout.toString('utf8');
+  const rows = out
+    .split('\x1e')
+    .filter((r) => r !== '')
+    .map((r) => {
+      const [name, type, sha, peeledType, peeled, date, ...contents] = r.split('\x1f');
+      const annotated = type === 'tag';
+      // a tag of a tree or blob has no commit
+      const commitSha = (annotated ? peeledType : type) === 'commit' ? (annotated ? peeled : sha) : '';
+      return { name, target: sha, commitSha, date, message: annotated ? contents.join('\x1f').replace(/\n+$/, '') : null };
+    });
+  const commits = new Map((await readCommitsBySha(dir, [...new Set(rows.map((r) => r.commitSha).filter(Boolean))])).map((k) => [k.id, k]));
+  return rows.map((r) => ({ name: r.name, target: r.target, message: r.message, commit: commits.get(r.commitSha) ?? null, date: r.date }));
 }

@@ -55,15 +55,6 @@ function parseRefs(out: Buffer): BranchRef[] {
   return refs;
 }
 
-/** Every branch name, sorted by name (byte order, as git sorts refnames). */
-export async function branchNames(dir: string): Promise<string[]> {
-  const r = await git(['for-each-ref', '--sort=refname', '--format=%(refname)', HEADS], { gitDir: dir });
-  return r.stdout
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.startsWith(HEADS))
-    .map((l) => l.slice(HEADS.length));
-}
 
 /** The named branches with their commits, sorted by name; names that are not branches are left out. */
 export async function branchesWithCommits(dir: string, names: string[]): Promise<BranchRef[]> {
@@ -164,15 +155,4 @@ export async function diffPaths(dir: string, oldSha: string, newSha: string, env
 
 export const TAGS = 'refs/tags/';
 
-/** Every tag name. */
-export async function tagNames(dir: string): Promise<string[]> {
-  const r = await git(['for-each-ref', '--format=%(refname)', TAGS], { gitDir: dir });
-  return r.stdout.toString('utf8').split('\n').filter((l) => l.startsWith(TAGS)).map((l) => l.slice(TAGS.length));
-}
 
-/** The tag whose commit is newest (the reference's "latest tag"), or null when there is none. */
-export async function latestTagName(dir: string): Promise<string | null> {
-  const r = await git(['for-each-ref', '--sort=-creatordate', '--count=1', '--format=%(refname:strip=2)', 'refs/tags'], { gitDir: dir, okCodes: [128] });
-  const name = r.code === 0 ? r.stdout.toString().trim() : '';
-  return name || null;
-}

@@ -64,8 +64,8 @@ class History {
     this.key = o.path && this.graph ? this.graph.bloomKey(o.path.parts.join('/')) : null;
   }
 
-  /** Whether git walks --topo-order incrementally here, on the graph's generation numbers. */
-  get incrementalTopo(): boolean {
+  /** Whether the graph holds generation numbers: git then walks --topo-order incrementally on them. */
+  get hasGenerations(): boolean {
     return this.graph?.hasGenerations ?? false;
   }
 
@@ -121,7 +121,7 @@ export async function walkCommits(dir: string, tips: Tip[], o: Walk): Promise<Co
     }
     // git sorts the starting commits by time, stably
     starts.sort((a, b) => b.time - a.time);
-    const order = !o.topo ? dateOrder : history.incrementalTopo ? incrementalTopoOrder : limitedTopoOrder;
+    const order = !o.topo ? dateOrder : history.hasGenerations ? incrementalTopoOrder : limitedTopoOrder;
     const ids = (await order(history, starts)).slice(o.skip ?? 0);
     const shown = await commitsByShas(dir, ids);
     return shown.size === ids.length ? ids.map((id) => shown.get(id)!) : null;
@@ -130,6 +130,50 @@ export async function walkCommits(dir: string, tips: Tip[], o: Walk): Promise<Co
     throw e;
   }
 }
+
+/**
+ * Which of `tips` the commit `head` reaches (git's --merged), walked down from head on the
+ * commit-graph's generation numbers: a commit's generation is above that of every commit it
+ * reaches, so the walk stops below the lowest tip it still looks for. A tip the graph does not
+ * hold is reached, if at all, before the walk enters the graph. Null without generation numbers
+ * (or when a commit cannot be read here).
+ */
+export async function reachedFrom(dir: string, head: string, tips: string[]): Promise<Set<string> | null> {
+  const h = new History(dir, { count: 0 });
+  if (!h.hasGenerations) return null;
+  try {
+    const looking = new Map<string, number>();
+    for (const tip of tips) looking.set(tip, (await h.node(tip)).generation);
+    const lowestLooked = () => Math.min(...[...looking.values()].filter(Number.isFinite));
+    let floor = lowestLooked();
+    const reached = new Set<string>();
+    const queue = new PrioQueue(h);
+    const seen = new Set([head]);
+    await h.node(head);
+    queue.put(head);
+    for (let id = queue.get(); id !== undefined && looking.size > 0; id = queue.get()) {
+      const c = h.known(id)!;
+      if (c.generation < floor) break;
+      if (looking.delete(id)) {
+        reached.add(id);
+        floor = lowestLooked();
+      }
+      for (const p of c.parents) {
+        if (seen.has(p)) continue;
+        seen.add(p);
+        await h.node(p);
+        queue.put(p);
+      }
+    }
+    return reached;
+  } catch (e) {
+    if (e instanceof Unreadable) return null;
+    throw e;
+  }
+}
+
+/** No commit excluded: the default order has no such marks. */
+const NONE: ReadonlySet<string> = new Set();
 
 /** Inserts `n` after every queued commit of its time or newer, as git's date-ordered list does. */
 function enqueue(queue: Node[], n: Node): void {
@@ -218,6 +262,59 @@ class PrioQueue {
 }
 
 /**
+ * What git marks on the commits of a --topo-order walk: those excluded (older than since, and
+ * what lies below them: git's UNINTERESTING), those not shown (the same as a parent at the path:
+ * TREESAME) and the parents each commit keeps once its history is simplified.
+ */
+class TopoMarks {
+  readonly excluded = new Set<string>();
+  private readonly hidden = new Set<string>();
+  private readonly kept = new Map<string, string[]>();
+
+  constructor(private readonly h: History) {}
+
+  /** The parents a commit keeps: the one it follows when it is the same as that one at the path. */
+  async parentsOf(id: string): Promise<string[]> {
+    return this.kept.get(id) ?? (await this.h.node(id)).parents;
+  }
+
+  /** Excludes commits and what lies below them as far as the walk has read (git's mark_parents_uninteresting). */
+  async exclude(from: string[]): Promise<void> {
+    const stack = [...from];
+    while (stack.length) {
+      const id = stack.pop()!;
+      if (this.excluded.has(id)) continue;
+      this.excluded.add(id);
+      if (this.h.known(id)) stack.push(...(await this.parentsOf(id)));
+    }
+  }
+
+  /**
+   * git's process_parents: every parent of an excluded commit is excluded too (and read), with
+   * what lies below it; another commit's history is simplified. Returns the parents to walk.
+   */
+  async process(c: Node): Promise<Node[]> {
+    if (this.excluded.has(c.id)) {
+      const parents: Node[] = [];
+      for (const id of c.parents) {
+        this.excluded.add(id);
+        parents.push(await this.h.node(id));
+        await this.exclude(await this.parentsOf(id));
+      }
+      return parents;
+    }
+    const { follow, show, parents } = await simplify(this.h, c, this.excluded);
+    this.kept.set(c.id, parents);
+    if (!show) this.hidden.add(c.id);
+    return follow;
+  }
+
+  shown(id: string): boolean {
+    return !this.excluded.has(id) && !this.hidden.has(id);
+  }
+}
+
+/**
  * --topo-order as git does it on the generation numbers of a commit-graph: three walks that go
  * only as deep as the page needs. One explores commits by generation (excluding those older than
  * since, with what lies below them, and simplifying the path's history); one counts each
@@ -227,49 +324,26 @@ class PrioQueue {
  */
 async function incrementalTopoOrder(h: History, starts: Node[]): Promise<string[]> {
   const { o } = h;
-  const excluded = new Set<string>();
-  const hidden = new Set<string>();
-  const kept = new Map<string, string[]>();
-  const added = new Set<string>();
+  const marks = new TopoMarks(h);
+  const processed = new Set<string>();
   const explore = new PrioQueue(h);
   const explored = new Set<string>();
   const counting = new PrioQueue(h);
   const counted = new Set<string>();
   const children = new Map<string, number>();
-  const parentsOf = async (id: string) => kept.get(id) ?? (await h.node(id)).parents;
-
-  const exclude = async (from: string[]) => {
-    const stack = [...from];
-    while (stack.length) {
-      const id = stack.pop()!;
-      if (excluded.has(id)) continue;
-      excluded.add(id);
-      if (h.known(id)) stack.push(...(await parentsOf(id)));
-    }
-  };
-  // git's process_parents, once per commit
+  // git processes a commit's parents once
   const processParents = async (c: Node) => {
-    if (added.has(c.id)) return;
-    added.add(c.id);
-    if (excluded.has(c.id)) {
-      for (const id of c.parents) {
-        excluded.add(id);
-        await h.node(id);
-        await exclude(await parentsOf(id));
-      }
-      return;
-    }
-    const { show, parents } = await simplify(h, c, excluded);
-    kept.set(c.id, parents);
-    if (!show) hidden.add(c.id);
+    if (processed.has(c.id)) return;
+    processed.add(c.id);
+    await marks.process(c);
   };
   const exploreTo = async (depth: number) => {
     for (let id = explore.peek(); id !== undefined && h.generation(id) >= depth; id = explore.peek()) {
       const c = await h.node(explore.get()!);
-      if (o.since !== undefined && c.time < o.since) excluded.add(c.id);
+      if (o.since !== undefined && c.time < o.since) marks.excluded.add(c.id);
       await processParents(c);
-      if (excluded.has(c.id)) await exclude(await parentsOf(c.id));
-      for (const p of await parentsOf(c.id)) {
+      if (marks.excluded.has(c.id)) await marks.exclude(c.parents);
+      for (const p of await marks.parentsOf(c.id)) {
         if (!explored.has(p)) {
           explored.add(p);
           explore.put(p);
@@ -282,7 +356,7 @@ async function incrementalTopoOrder(h: History, starts: Node[]): Promise<string[
     for (let id = counting.peek(); id !== undefined && h.generation(id) >= depth; id = counting.peek()) {
       const c = await h.node(counting.get()!);
       await exploreTo(c.generation);
-      for (const p of await parentsOf(c.id)) {
+      for (const p of await marks.parentsOf(c.id)) {
         await h.node(p);
         children.set(p, (children.get(p) || 1) + 1);
         if (!counted.has(p)) {
@@ -311,8 +385,8 @@ async function incrementalTopoOrder(h: History, starts: Node[]): Promise<string[
     children.set(c.id, 0);
     if (o.since !== undefined && c.time < o.since) continue; // neither shown nor gone past
     await processParents(c);
-    for (const id of await parentsOf(c.id)) {
-      if (excluded.has(id)) continue;
+    for (const id of await marks.parentsOf(c.id)) {
+      if (marks.excluded.has(id)) continue;
       const p = await h.node(id);
       if (p.generation < depth) {
         depth = p.generation;
@@ -323,12 +397,10 @@ async function incrementalTopoOrder(h: History, starts: Node[]): Promise<string[
       if (n === 1) stack.push(p);
       if (o.firstParent) break;
     }
-    if (!excluded.has(c.id) && !hidden.has(c.id) && (o.until === undefined || c.time <= o.until)) out.push(c.id);
+    if (marks.shown(c.id) && (o.until === undefined || c.time <= o.until)) out.push(c.id);
   }
   return out;
 }
-
-const NONE: ReadonlySet<string> = new Set();
 
 /** Commits git's list limiting walks past once every commit left to walk is excluded. */
 const SLOP = 5;
@@ -343,53 +415,26 @@ const SLOP = 5;
  */
 async function limitedTopoOrder(h: History, starts: Node[]): Promise<string[]> {
   const { o } = h;
+  const marks = new TopoMarks(h);
   const queue = [...starts];
   const seen = new Set(starts.map((n) => n.id));
-  const excluded = new Set<string>();
-  /** The parents a commit of the list keeps: the one it follows when the path's history is simplified there. */
-  const kept = new Map<string, string[]>();
-  const hidden = new Set<string>();
   const list: Node[] = [];
-
-  const parentsOf = async (id: string) => kept.get(id) ?? (await h.node(id)).parents;
-  // excludes commits and what lies below them as far as the walk has read (git's mark_parents_uninteresting)
-  const exclude = async (from: string[]) => {
-    const stack = [...from];
-    while (stack.length) {
-      const id = stack.pop()!;
-      if (excluded.has(id)) continue;
-      excluded.add(id);
-      if (h.known(id)) stack.push(...(await parentsOf(id)));
-    }
-  };
-
   let newest = Infinity;
   let slop = SLOP;
   while (queue.length) {
     const c = queue.shift()!;
-    if (o.since !== undefined && c.time < o.since) excluded.add(c.id);
-    if (excluded.has(c.id)) {
-      // every parent is excluded too, and walked, so that what lies below it is
-      for (const id of c.parents) {
-        excluded.add(id);
-        const p = await h.node(id);
-        await exclude(await parentsOf(id));
-        if (seen.has(id)) continue;
-        seen.add(id);
-        enqueue(queue, p);
-      }
-      await exclude(c.parents);
-      slop = queue.length === 0 ? 0 : newest <= queue[0].time || queue.some((n) => !excluded.has(n.id)) ? SLOP : slop - 1;
-      if (slop) continue;
-      break;
-    }
-    const { follow, show, parents } = await simplify(h, c, excluded);
-    kept.set(c.id, parents);
-    if (!show) hidden.add(c.id);
-    for (const p of follow) {
+    if (o.since !== undefined && c.time < o.since) marks.excluded.add(c.id);
+    const excluded = marks.excluded.has(c.id);
+    for (const p of await marks.process(c)) {
       if (seen.has(p.id)) continue;
       seen.add(p.id);
       enqueue(queue, p);
+    }
+    if (excluded) {
+      await marks.exclude(c.parents);
+      slop = queue.length === 0 ? 0 : newest <= queue[0].time || queue.some((n) => !marks.excluded.has(n.id)) ? SLOP : slop - 1;
+      if (slop) continue;
+      break;
     }
     if (o.until !== undefined && c.time > o.until) continue;
     newest = c.time;
@@ -399,19 +444,19 @@ async function limitedTopoOrder(h: History, starts: Node[]): Promise<string[]> {
   // children not yet out, per commit of the list (git counts from 1: 0 means not in the list)
   const waiting = new Map<string, number>();
   for (const c of list) waiting.set(c.id, 1);
-  for (const c of list) for (const p of kept.get(c.id)!) if (waiting.has(p)) waiting.set(p, waiting.get(p)! + 1);
+  for (const c of list) for (const p of await marks.parentsOf(c.id)) if (waiting.has(p)) waiting.set(p, waiting.get(p)! + 1);
   const stack = list.filter((c) => waiting.get(c.id) === 1).reverse();
   const byId = new Map(list.map((c) => [c.id, c]));
   const out: string[] = [];
   while (stack.length && out.length < o.count) {
     const c = stack.pop()!;
-    for (const p of kept.get(c.id)!) {
+    for (const p of await marks.parentsOf(c.id)) {
       const n = waiting.get(p);
       if (n === undefined) continue;
       waiting.set(p, n - 1);
       if (n - 1 === 1) stack.push(byId.get(p)!);
     }
-    if (!excluded.has(c.id) && !hidden.has(c.id)) out.push(c.id);
+    if (marks.shown(c.id)) out.push(c.id);
   }
   return out;
 }

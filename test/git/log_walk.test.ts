@@ -14,6 +14,8 @@ import path from 'node:path';
 import { closeGitProcesses } from '../../src/git/long_lived.js';
 import { lastCommitFor, logCommits, type LogOptions } from '../../src/git/log.js';
 import { initBare } from '../../src/git/repository.js';
+import { latestTagName, listTags, mergedBranches } from '../../src/git/ref_files.js';
+import { reachedFrom } from '../../src/git/walk.js';
 import { spawnsDuring } from '../helpers/spawns.js';
 
 const ENV = {
@@ -311,6 +313,34 @@ describe('commit walk against git log', () => {
       });
     }
 
+    it('tags of every kind as for-each-ref shows them, without starting a process', async () => {
+      run(['tag', '-a', '-m', 'zoned', 'v2-zoned', shas.octopus], { gitDir: dir, env: { GIT_COMMITTER_DATE: '1700000200 -0730' } });
+      run(['tag', '-a', '-m', 'line one\n\nbody\n\n', 'v3-body', shas.root], { gitDir: dir });
+      const fmt = ['%(refname:strip=2)', '%(objectname)', '%(*objecttype)', '%(*objectname)', '%(objecttype)', '%(creatordate:iso-strict)', '%(contents)'].join('%1f');
+      const expected = run(['for-each-ref', `--format=%1e${fmt}`, 'refs/tags'], { gitDir: dir })
+        .split('\x1e')
+        .filter(Boolean)
+        .map((r) => {
+          const [name, target, peeledType, peeled, type, date, message] = r.split('\x1f');
+          const commit = type === 'tag' ? (peeledType === 'commit' ? peeled : null) : type === 'commit' ? target : null;
+          return { name, target, commit, date, message: type === 'tag' ? message.replace(/\n+$/, '') : null };
+        });
+      const { spawned, result } = await spawnsDuring(() => listTags(dir));
+      assert.deepEqual(spawned, []);
+      assert.deepEqual(
+        result.map((t) => ({ name: t.name, target: t.target, commit: t.commit?.id ?? null, date: t.date, message: t.message })),
+        expected,
+      );
+      assert.ok(expected.length >= 7 && expected.some((t) => t.commit === null) && expected.some((t) => t.message === null));
+      // the latest tag: the newest creator date, ties by name; then one tied with it, named before it
+      const latest = () => run(['for-each-ref', '--sort=-creatordate', '--count=1', '--format=%(refname:strip=2)', 'refs/tags'], { gitDir: dir }).trim();
+      assert.equal(await latestTagName(dir), latest());
+      const newest = result.reduce((a, b) => (Date.parse(b.date) > Date.parse(a.date) ? b : a));
+      run(['tag', '-a', '-m', 'tied', '0-tied', shas.root], { gitDir: dir, env: { GIT_COMMITTER_DATE: `${Date.parse(newest.date) / 1000} +0000` } });
+      assert.equal(latest(), '0-tied');
+      assert.equal(await latestTagName(dir), '0-tied');
+    });
+
     it('the last commit of a file, from commits all over the history', async () => {
       const some = run(['rev-list', '--all'], { gitDir: dir }).split('\n').filter((s, i) => s && i % 3 === 0);
       await compareLastCommits(dir, some, ['README', 'src/lib/b.txt', 'src/renamed.txt', 'docs/guide.md', 'docs', 'st*r']);
@@ -334,6 +364,33 @@ describe('commit walk against git log', () => {
         assert.ok(cases > 100, `${cases} cases`);
       });
     }
+
+    it('merged branches: the tips a commit reaches, walked on the commit-graph as git --merged finds them', async () => {
+      const all = run(['rev-list', '--all'], { gitDir: dir }).split('\n').filter(Boolean);
+      const heads = all.filter((s, i) => i % 23 === 0);
+      const tips = all.filter((s, i) => i % 5 === 0);
+      const branches = new Map(tips.map((sha, i) => [`t${i}`, sha]));
+      for (const graph of ['no commit-graph', 'a commit-graph of part of the history', 'a commit-graph with changed-path filters'] as const) {
+        writeGraph(dir, graph);
+        for (const head of heads) {
+          // git's answer, from refs pointing at the tips
+          const refs = tips.map((sha, i) => `create refs/merged-test/t${i} ${sha}`).join('\n') + '\n';
+          run(['update-ref', '--stdin'], { gitDir: dir, input: refs });
+          const expected = run(['for-each-ref', `--merged=${head}`, '--format=%(refname:strip=2)', 'refs/merged-test/'], { gitDir: dir }).split('\n').filter(Boolean);
+          run(['update-ref', '--stdin'], { gitDir: dir, input: tips.map((_, i) => `delete refs/merged-test/t${i}`).join('\n') + '\n' });
+          const reached = await reachedFrom(dir, head, tips);
+          if (graph === 'no commit-graph') {
+            assert.equal(reached, null);
+            continue;
+          }
+          assert.deepEqual([...tips.entries()].filter(([, sha]) => reached!.has(sha)).map(([i]) => `t${i}`).sort(), expected.sort(), `${graph}: merged into ${head}`);
+        }
+      }
+      // the branch list's "merged": no git run once the graph is there
+      const { spawned, result } = await spawnsDuring(() => mergedBranches(dir, heads[1], branches));
+      assert.deepEqual(spawned, []);
+      assert.ok(result.size > 0 && result.size < branches.size);
+    });
 
     it('the last commit of a file, from commits all over the history', async () => {
       const some = run(['rev-list', '--all'], { gitDir: dir }).split('\n').filter((s, i) => s && i % 9 === 0);

@@ -4,7 +4,7 @@ import type { Container } from '../context.js';
 import { deleteBadge, findBadgeOf, insertBadge, pageBadges, updateBadge, type BadgeRow } from '../../db/repos/badges.js';
 import { findNamespaceById } from '../../db/repos/namespaces.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import { latestTagName } from '../../git/refs.js';
+import { latestTagName } from '../../git/ref_files.js';
 import { resolveRevision } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, recordNotFound, refused, validation } from '../errors.js';

@@ -6,7 +6,6 @@ import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
 import {
   branchesWithCommits,
-  branchNames,
   createBranchRef,
   deleteBranchRef,
   findBranch,
@@ -15,7 +14,7 @@ import {
   type BranchRef,
   type CommitInfo,
 } from '../../git/refs.js';
-import { branchTips, branchWithCommit, commitsBySha, mergedBranches } from '../../git/ref_files.js';
+import { branchNames, branchTips, branchWithCommit, commitsBySha, mergedBranches } from '../../git/ref_files.js';
 import { commitSingleFile, countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import { actingAs, type Actor } from '../auth/actor.js';
 import { apiError, DomainError, forbidden, notFound } from '../errors.js';
@@ -27,6 +26,7 @@ import { publishRefChanges } from '../repository/ref_changes.js';
 import { repositoryDir } from '../repository/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
+import { ensureCommitGraph } from '../repository/statistics.js';
 
 export const DELETE_MERGED_BRANCHES_JOB = 'delete_merged_branches';
 /** A new branch on a huge history: its push event counts no further. */
@@ -54,6 +54,7 @@ async function views(c: Container, actor: Actor | null, project: ProjectRow, acc
   const dir = repositoryDir(c, project.id);
   const set = await loadProtection(c, project.id);
   const head = project.default_branch ? branchTips(dir).get(project.default_branch) : undefined;
+  if (head) await ensureCommitGraph(c, project.id, dir); // "merged" is walked on it
   const merged = head ? await mergedBranches(dir, head, new Map(refs.map((r) => [r.name, r.commit.id]))) : new Set<string>();
   const who: Pusher | null = actor ? { actor, access } : null;
   const out: BranchView[] = [];
@@ -132,7 +133,7 @@ export async function createBranch(c: Container, actor: Actor, idOrPath: number 
   const { row, access } = await findProject(c, actor, idOrPath);
   if (!canPushCode(row, access)) throw forbidden();
   const dir = repositoryDir(c, row.id);
-  if ((await branchNames(dir)).length === 0 && row.default_branch) {
+  if (branchNames(dir).length === 0 && row.default_branch) {
     const author = { name: actor.user.name, email: actor.user.commit_email || actor.user.email };
     const sha = await commitSingleFile(dir, row.default_branch, { path: '.gitkeep', content: '' }, 'Initial commit', author).catch(() => null);
     if (sha) await publishRefChanges(c, actor, row, [{ ref: `refs/heads/${row.default_branch}`, oldSha: ZERO_SHA, newSha: sha, force: false, commitCount: 1, commitTitle: 'Initial commit' }]);
@@ -189,7 +190,7 @@ export async function runDeleteMergedBranches(c: Container, payload: { projectId
   if (!canPushCode(row, access)) return;
   const dir = repositoryDir(c, row.id);
   const set: ProtectionSet = await loadProtection(c, row.id);
-  const names = (await branchNames(dir)).filter((n) => n !== row.default_branch && matchingRules(set, n).length === 0);
+  const names = branchNames(dir).filter((n) => n !== row.default_branch && matchingRules(set, n).length === 0);
   const merged = await mergedInto(dir, row.default_branch, names);
   for (const ref of await branchesWithCommits(dir, [...merged])) {
     const update: RefUpdate = { ref: `refs/heads/${ref.name}`, oldSha: ref.commit.id, newSha: ZERO_SHA, force: false };

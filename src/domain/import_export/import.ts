@@ -22,7 +22,8 @@ import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { findUserById } from '../../db/repos/users.js';
 import { findProjectById, updateProject as updateProjectRow, type ProjectRow } from '../../db/repos/projects.js';
 import { fetchBundle } from '../../git/bundle.js';
-import { branchNames, setHeadBranch } from '../../git/refs.js';
+import { setHeadBranch } from '../../git/refs.js';
+import { branchNames } from '../../git/ref_files.js';
 import { readCommit } from '../../git/objects.js';
 import { initBare, removeRepository, resolveRevision } from '../../git/repository.js';
 import { checkVersion, FILES, relationFile, VersionError } from '../../import_export/format.js';
@@ -423,7 +424,7 @@ async function fetchBranches(c: Container, repo: string, bundle: string, wanted:
     c.log.warn({ err }, 'an imported bundle could not be fetched');
     throw new ImportError('The repository bundle could not be read (not a git bundle, or objects that fail the checks)');
   }
-  const branches = await branchNames(repo);
+  const branches = branchNames(repo);
   if (branches.length === 0) return null;
   let branch = branches.includes(wanted) ? wanted : null;
   if (!branch && head) {

@@ -75,8 +75,18 @@ export async function repositoryStatistics(
  * commit, and are many times faster on a long one.
  */
 export async function ensureCommitGraph(c: Container, projectId: number, dir: string): Promise<void> {
-  if (!hasCommitGraph(dir)) await scheduleRepositoryRefresh(c, projectId);
+  if (hasCommitGraph(dir)) return;
+  // asked once a minute per node, not on every read while the job waits or runs
+  const asked = graphAsked.get(dir);
+  if (asked !== undefined && Date.now() - asked < GRAPH_ASK_MS) return;
+  graphAsked.delete(dir);
+  if (graphAsked.size >= 10_000) graphAsked.delete(graphAsked.keys().next().value!);
+  graphAsked.set(dir, Date.now());
+  await scheduleRepositoryRefresh(c, projectId);
 }
+
+const GRAPH_ASK_MS = 60_000;
+const graphAsked = new Map<string, number>();
 
 /** Queues a refresh unless one for this project is already waiting (a burst of pushes refreshes once). */
 export async function scheduleRepositoryRefresh(c: Container, projectId: number): Promise<void> {

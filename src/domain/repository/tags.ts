@@ -1,6 +1,6 @@
 // The tags API: a project's tags with their commits, searched, ordered and paged as the reference's.
 import type { Container } from '../context.js';
-import { listTags as gitTags, type TagInfo } from '../../git/objects.js';
+import { listTags as gitTags, type TagInfo } from '../../git/ref_files.js';
 import type { Actor } from '../auth/actor.js';
 import { branchSearch } from '../branches/service.js';
 import { notFound } from '../errors.js';
