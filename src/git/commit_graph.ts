@@ -72,7 +72,13 @@ export class CommitGraph {
       bloomIndex: found.get('BIDX') ?? 0,
       bloomData: found.get('BDAT') ?? 0,
     };
-    if (!at.fanout || !at.oids || !at.data) return null;
+    if (!at.fanout || !at.oids || !at.data || at.fanout + 256 * 4 > buf.length) return null;
+    // a file cut short or written wrong is not read at all: the walk reads objects instead
+    const count = buf.readUInt32BE(at.fanout + 255 * 4);
+    const fits = (start: number, size: number) => start + size <= buf.length;
+    if (!fits(at.oids, count * HASH) || !fits(at.data, count * (HASH + 16))) return null;
+    if (at.generations && !fits(at.generations, count * 4)) return null;
+    if (at.bloomIndex && (!fits(at.bloomIndex, count * 4) || !at.bloomData || !fits(at.bloomData, 12))) return null;
     return new CommitGraph(buf, at);
   }
 
@@ -94,13 +100,23 @@ export class CommitGraph {
   }
 
   private idAt(pos: number): string {
+    if (pos >= this.count) throw new RangeError(`commit-graph: no commit at ${pos}`);
     return this.buf.toString('hex', this.at.oids + pos * HASH, this.at.oids + (pos + 1) * HASH);
   }
 
-  /** A commit's parents, tree and time; null when the file does not hold it. */
+  /** A commit's parents, tree and time; null when the file does not hold it (or holds it wrongly). */
   commit(sha: string): GraphCommit | null {
     const pos = this.position(sha);
     if (pos < 0) return null;
+    try {
+      return this.read(sha, pos);
+    } catch (e) {
+      if (e instanceof RangeError) return null;
+      throw e;
+    }
+  }
+
+  private read(sha: string, pos: number): GraphCommit {
     const off = this.at.data + pos * (HASH + 16);
     const parents: string[] = [];
     const first = this.buf.readUInt32BE(off + HASH);
