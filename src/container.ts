@@ -6,7 +6,8 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { dialectOf, openDatabase } from './db/dialect.js';
 import { watchWrites } from './db/watch_writes.js';
-import { AuthCache } from './domain/auth/cache.js';
+import { RecentReads } from './domain/shared/recent_reads.js';
+import { PROJECT_CONTEXT_TABLES, type ProjectWithContext } from './db/repos/project_context.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { registerBackgroundJobs, scheduleRecurringJobs } from './domain/background.js';
 import { closeRepositoryReaders } from './domain/repository/service.js';
@@ -37,9 +38,11 @@ export function createLogger(config: Config, dest?: pino.DestinationStream): Log
 
 export async function createContainer(config: Config, opts: { log?: Logger } = {}): Promise<Container> {
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const authCache = new AuthCache<PatWithUser>();
-  // The tables a cached authentication is read from: a change made here forgets them at once.
-  const db = watchWrites(await openDatabase(config), ['personal_access_tokens', 'users'], () => authCache.forgetAll());
+  const authCache = new RecentReads<PatWithUser>();
+  const projectReads = new RecentReads<ProjectWithContext>();
+  // The tables each kind of kept read comes from: a change made here forgets them at once.
+  const watched = watchWrites(await openDatabase(config), ['personal_access_tokens', 'users'], () => authCache.forgetAll());
+  const db = watchWrites(watched, PROJECT_CONTEXT_TABLES, () => projectReads.forgetAll(), { inserts: true });
   await migrateToLatest(db);
   const log = opts.log ?? createLogger(config);
   const c: Container = {
@@ -54,6 +57,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
       : new LocalBlobStorage(path.join(config.dataDir, 'blobs')),
     ciSignals: new EventEmitter(),
     authCache,
+    projectReads,
   };
   // Every node can run every job.
   registerBackgroundJobs(c);

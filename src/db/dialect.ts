@@ -14,6 +14,7 @@ export type Dialect = 'sqlite' | 'postgres';
 
 const WRAPPED = Symbol('wrappedClient');
 const MATCHING = /^\s*(select|update|delete|with)\b/i;
+const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
 const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
 /**
@@ -88,6 +89,8 @@ function wrapQueries(pool: pg.Pool, run: DriverRuns, Statement: typeof ArrayStat
       const query = client.query.bind(client) as (submittable: ArrayStatement) => unknown;
       (client as any).query = async (text: string, values: unknown[] = []) => {
         run.statements += 1;
+        // once the transaction has ended, whether it ended well or not
+        if (TRANSACTION_END.test(text)) return ended(run, query(text as never) as Promise<unknown>);
         try {
           try {
             return rowsOf(text, await new Statement(text, values, names.nameOf(text)).run(query));
@@ -121,6 +124,7 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
     pool.on('error', () => {});
     const run: DriverRuns = {
       statements: 0,
+      transactionEnds: [],
       async read(text, parameters) {
         const client = await pool.connect();
         try {
@@ -143,6 +147,7 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
   db.pragma('busy_timeout = 5000');
   const run: DriverRuns = {
     statements: 0,
+    transactionEnds: [],
     // Inside another caller's transaction (between its awaits) a read must wait its turn, as Kysely's queue makes it.
     read: (text, parameters) => (db.inTransaction ? null : cached.prepare(text).all(...parameters)),
   };
@@ -164,6 +169,8 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
 interface DriverRuns {
   read: (sql: string, parameters: readonly unknown[]) => Promise<unknown[]> | unknown[] | null;
   statements: number;
+  /** Called when a transaction has ended (onTransactionEnd). */
+  transactionEnds: (() => void)[];
 }
 const drivers = new WeakMap<object, DriverRuns>();
 const driverOf = (db: Kysely<any>): DriverRuns | undefined => drivers.get(db.getExecutor().adapter);
@@ -172,6 +179,19 @@ const driverOf = (db: Kysely<any>): DriverRuns | undefined => drivers.get(db.get
 export function readDirectly(db: Kysely<any>, sql: string, parameters: readonly unknown[]): Promise<unknown[]> | unknown[] | null {
   if (db.isTransaction) return null;
   return driverOf(db)?.read(sql, parameters) ?? null;
+}
+
+/** Calls `fn` each time a transaction on `db`'s database has ended, committed or rolled back. */
+export function onTransactionEnd(db: Kysely<any>, fn: () => void): void {
+  driverOf(db)?.transactionEnds.push(fn);
+}
+
+async function ended<T>(run: DriverRuns, end: Promise<T>): Promise<T> {
+  try {
+    return await end;
+  } finally {
+    for (const fn of run.transactionEnds) fn();
+  }
 }
 
 /** The number of statements run on `db`'s database so far (transaction control included). */
@@ -186,6 +206,8 @@ function withStatementCache(db: SQLite.Database, run: DriverRuns, max = 500): SQ
   // Kysely's driver (and the direct read) prepare each statement they run, so this counts them.
   const prepare = (source: string): SQLite.Statement => {
     run.statements += 1;
+    // SQLite runs it at once, on its one connection: no read comes between this and the end
+    if (TRANSACTION_END.test(source)) for (const fn of run.transactionEnds) fn();
     let stmt = cache.get(source);
     if (!stmt) {
       stmt = withPlainRows(db.prepare(source));

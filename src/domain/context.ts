@@ -4,8 +4,9 @@ import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { AuthCache } from './auth/cache.js';
+import type { RecentReads } from './shared/recent_reads.js';
 import type { PatWithUser } from '../db/repos/tokens.js';
+import type { ProjectWithContext } from '../db/repos/project_context.js';
 import type { Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import type { Resolver } from '../outbound/request.js';
@@ -25,8 +26,10 @@ export interface Container {
    * 'canceled' (jobId): stop it now). Runners on other nodes notice by polling.
    */
   ciSignals: EventEmitter;
-  /** Personal access tokens with their users, by digest (src/domain/auth/cache.ts says why it is safe). */
-  authCache: AuthCache<PatWithUser>;
+  /** Personal access tokens with their users, by digest (src/domain/shared/recent_reads.ts says why it is safe). */
+  authCache: RecentReads<PatWithUser>;
+  /** Projects with their context for a caller, as GET /projects/:id reads them (src/domain/shared/recent_reads.ts). */
+  projectReads: RecentReads<ProjectWithContext>;
   /** Name lookups of outbound requests (src/outbound/); tests map names wherever they like. */
   resolver?: Resolver;
 }

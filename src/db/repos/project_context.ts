@@ -78,6 +78,9 @@ export function withProjectContext<O>(db: Kysely<DB>, q: SelectQueryBuilder<DB, 
     ]);
 }
 
+/** The tables a project with its context is read from (a write to one of them changes it). */
+export const PROJECT_CONTEXT_TABLES = ['projects', 'namespaces', 'users', 'project_topics', 'project_group_links', 'members'];
+
 const CONTEXT_KEYS = [
   'ns_id', 'ns_kind', 'ns_name', 'ns_path', 'ns_full_path', 'ns_full_path_lower', 'ns_owner_id',
   'owner_id', 'owner_name', 'owner_created_at', 'topics_json', 'live_links', 'member_level', 'group_level',

@@ -44,7 +44,7 @@ async function fromToken(c: Container, value: string, oauthOnly: boolean, jobTok
   if (jobToken && isJobTokenShaped(value)) return fromJobToken(c, value);
   const d = digest(value);
   if (!oauthOnly) {
-    // Kept for up to half a second: src/domain/auth/cache.ts says why that stays correct.
+    // Kept for up to half a second: src/domain/shared/recent_reads.ts says why that stays correct.
     const found = await c.authCache.read(d, () => findPatWithUserByDigest(c.db, d));
     if (found) {
       const { pat, user } = found;

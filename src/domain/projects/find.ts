@@ -2,7 +2,7 @@
 // this, not the projects service.
 import type { Container } from '../context.js';
 import { findProjectByAlias } from '../../db/repos/project_aliases.js';
-import { findProjectWithContext, type ProjectContext } from '../../db/repos/project_context.js';
+import { findProjectWithContext, type ProjectContext, type ProjectWithContext } from '../../db/repos/project_context.js';
 import { findProjectByFullPath, findProjectById, findProjectByRedirect, type ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound } from '../errors.js';
@@ -33,13 +33,20 @@ export interface FoundProject {
   context: ProjectContext;
 }
 
-/** A project by id, full path (old paths redirect) or alias with the actor's access to it, whether or not they may see it; else 404. */
-export async function findProjectWithAccess(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
+/**
+ * A project by id, full path (old paths redirect) or alias with the actor's access to it, whether
+ * or not they may see it; else 404. `recent`: a read of the last half second may answer (for a
+ * plain read of the project; never before a change).
+ */
+export async function findProjectWithAccess(c: Container, actor: Actor | null, idOrPath: number | string, opts: { recent?: boolean } = {}): Promise<FoundProject> {
   const s = String(idOrPath);
   // One joined read by id or by full path; an old path or an alias first finds the id.
   const userId = actor?.user.id ?? null;
   const byId = /^\d+$/.test(s);
-  let found = await findProjectWithContext(c.db, byId ? { id: Number(s) } : { fullPath: s }, userId, today());
+  const key = byId ? { id: Number(s) } : { fullPath: s };
+  const day = today();
+  const read = () => findProjectWithContext(c.db, key, userId, day);
+  let found = opts.recent ? await c.projectReads.read(`${userId} ${day} ${byId ? s : s.toLowerCase()}`, async () => frozen(await read())) : await read();
   if (!found && !byId) {
     const other = await findByOtherPath(c, s);
     if (other) found = await findProjectWithContext(c.db, { id: other.id }, userId, today());
@@ -52,9 +59,18 @@ export async function findProjectWithAccess(c: Container, actor: Actor | null, i
   return { row, context, access };
 }
 
+/** A kept read is shared by the requests that follow: nothing may change it. */
+function frozen(found: ProjectWithContext | undefined): ProjectWithContext | undefined {
+  if (found) {
+    Object.freeze(found.row);
+    Object.freeze(found.context);
+  }
+  return found;
+}
+
 /** A project by id, full path (old paths redirect) or alias that the actor may see; else 404 Project Not Found. */
-export async function findProject(c: Container, actor: Actor | null, idOrPath: number | string): Promise<FoundProject> {
-  const found = await findProjectWithAccess(c, actor, idOrPath);
+export async function findProject(c: Container, actor: Actor | null, idOrPath: number | string, opts: { recent?: boolean } = {}): Promise<FoundProject> {
+  const found = await findProjectWithAccess(c, actor, idOrPath, opts);
   if (!canReadProject(found.access)) throw projectNotFound();
   return found;
 }

@@ -193,7 +193,7 @@ export async function getProject(
   idOrPath: number | string,
   opts: { statistics: boolean; license: boolean; withCustomAttributes?: boolean },
 ): Promise<ProjectView> {
-  const { row, context } = await findProject(c, actor, idOrPath);
+  const { row, context } = await findProject(c, actor, idOrPath, { recent: true });
   const v = (await buildViews(c, actor, [row], { full: actor !== null, statistics: opts.statistics, license: opts.license }, new Map([[row.id, context]])))[0];
   return (await withCustomAttributes(c, actor, 'project', [v], opts.withCustomAttributes, (p) => p.row.id))[0];
 }

@@ -1,10 +1,10 @@
-// The authentication cache (src/domain/auth/cache.ts): with two nodes on one database, a token
-// revoked, a user blocked or a membership removed through node A is refused by node B within one
-// second, even when B has just served that token; node A refuses at once. The cache's own rules
-// run on a fake clock.
+// Reads kept for half a second (src/domain/shared/recent_reads.ts): with two nodes on one database, a token
+// revoked, a user blocked, a membership removed or a project changed through node A counts on node
+// B within one second, even when B has just served it; node A counts it at once. The cache's own
+// rules run on a fake clock.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AuthCache, TTL_MS } from '../../src/domain/auth/cache.js';
+import { RecentReads, TTL_MS } from '../../src/domain/shared/recent_reads.js';
 import { DIALECTS, buildOtherNode, buildTestApp, type Res, type TestApp } from '../helpers/build.js';
 import { makeProject } from '../helpers/projects.js';
 
@@ -22,11 +22,11 @@ async function msUntil(status: number, ask: () => Promise<Res>): Promise<number>
   }
 }
 
-describe('the authentication cache', () => {
+describe('reads kept for half a second', () => {
   it('keeps a value for its time to live from the start of its read, then reads again', async () => {
     let now = 0;
     let loads = 0;
-    const cache = new AuthCache<string>(500, () => now);
+    const cache = new RecentReads<string>(500, () => now);
     const load = async () => {
       loads += 1;
       now += 10; // the read itself takes time
@@ -41,7 +41,7 @@ describe('the authentication cache', () => {
   });
 
   it('does not keep nothing, and does not keep a read that began before forgetAll()', async () => {
-    const cache = new AuthCache<string>(500, () => 0);
+    const cache = new RecentReads<string>(500, () => 0);
     let loads = 0;
     assert.equal(await cache.read('unknown', async () => (loads++, undefined)), undefined);
     assert.equal(await cache.read('unknown', async () => (loads++, undefined)), undefined);
@@ -110,6 +110,38 @@ for (const dialect of DIALECTS) {
       assert.equal((await a.get(`/api/v4/projects/${p.id}`, u.token)).status, 404);
       const ms = await msUntil(404, () => b.get(`/api/v4/projects/${p.id}`, u.token));
       assert.ok(ms <= 1000, `node B refused after ${Math.round(ms)} ms`);
+    });
+
+    it('GET /projects/:id: a change made on node A shows on A at once and on node B within one second', async () => {
+      const u = await a.createUser();
+      const p = await makeProject(a, a.rootToken, { name: `kept-${dialect}`, visibility: 'private' });
+      // B keeps what it read for the user and for root
+      assert.equal((await b.get(`/api/v4/projects/${p.id}`, u.token)).status, 404);
+      assert.deepEqual((await b.get(`/api/v4/projects/${p.id}`)).body.topics, []);
+      // a new membership (an insert) and a new topic count at once on A
+      assert.equal((await a.request('POST', `/api/v4/projects/${p.id}/members`, { body: { user_id: u.id, access_level: 30 } })).status, 201);
+      const onA = await a.get(`/api/v4/projects/${p.id}`, u.token);
+      assert.equal(onA.status, 200);
+      assert.equal(onA.body.permissions.project_access.access_level, 30);
+      assert.equal((await a.request('PUT', `/api/v4/projects/${p.id}`, { body: { topics: ['kept'], description: 'changed' } })).status, 200);
+      assert.deepEqual((await a.get(`/api/v4/projects/${p.id}`)).body.topics, ['kept']);
+      // and within a second on B
+      assert.ok((await msUntil(200, () => b.get(`/api/v4/projects/${p.id}`, u.token))) <= 1000);
+      const start = performance.now();
+      for (;;) {
+        const r = await b.get(`/api/v4/projects/${p.id}`);
+        if (r.body.description === 'changed') {
+          assert.deepEqual(r.body.topics, ['kept']);
+          break;
+        }
+        assert.ok(performance.now() - start <= 1000, 'node B still shows the old project');
+        await sleep(20);
+      }
+      // a write straight through this process's database counts at once too
+      await a.c.db.updateTable('projects').set({ description: 'direct' }).where('id', '=', p.id).execute();
+      assert.equal((await a.get(`/api/v4/projects/${p.id}`)).body.description, 'direct');
+      await a.c.db.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', p.id).where('user_id', '=', u.id).execute();
+      assert.equal((await a.get(`/api/v4/projects/${p.id}`, u.token)).status, 404);
     });
 
     it('a change written straight to the database by this process counts at once on this node', async () => {

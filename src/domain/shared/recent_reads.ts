@@ -1,24 +1,25 @@
 /**
- * Recent authentications, by token digest, so a busy client costs no query per request.
+ * Reads kept for half a second, by key, so a busy client costs no query per request: the
+ * authentications (a token with its user, by digest) and the projects GET /projects/:id answers
+ * with (a project with its context for the caller).
  *
  * Why it stays correct with several nodes on one database: an entry lives at most TTL_MS
  * (500 ms), counted from the moment its read began. A token revoked, a user blocked, deactivated
- * or deleted on any node is therefore refused on every node within half a second; nodes send
- * each other nothing. Only a token and its user are kept here: memberships and roles are read
- * per request, never cached, so a removed membership counts at once.
+ * or deleted, a membership removed on any node is therefore refused on every node within half a
+ * second; nodes send each other nothing.
  *
- * On this node a change counts at once for every request that comes after it: every UPDATE or
- * DELETE that this process runs on the tables an entry is read from calls forgetAll() (the write
- * watcher, wired in src/container.ts), and a read that began before it is not kept. (A read racing
- * a transaction that has not committed yet may still keep the old row: for TTL_MS at most, as on
- * any other node.) The cache is per container: a test's app, or each server process, has its own.
+ * On this node a change counts at once for every request that comes after it: every write that
+ * this process runs on the tables an entry is read from calls forgetAll() (the write watcher,
+ * wired in src/container.ts), and a read that began before it is not kept. (A read racing a
+ * transaction that has not committed yet may still keep the old row: for TTL_MS at most, as on
+ * any other node.) The reads are per container: a test's app, or each server process, has its own.
  */
 export const TTL_MS = 500;
 
 /** Enough for every client of a busy node; past it, the oldest entry goes. */
 const MAX_ENTRIES = 10_000;
 
-export class AuthCache<V> {
+export class RecentReads<V> {
   private readonly entries = new Map<string, { value: V; until: number }>();
   /** Bumped by forgetAll(): a read begun under an older generation may have read the old row. */
   private generation = 0;
