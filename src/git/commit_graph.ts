@@ -215,7 +215,7 @@ function murmur3(seed: number, data: Buffer, signed: boolean): number {
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
 
 /** Files kept at once: past this many bytes in all, the least recently used is dropped. */
-const KEPT_BYTES = 64 * 1024 * 1024;
+const KEPT_BYTES = 32 * 1024 * 1024;
 const kept = new Map<string, { stamp: string; graph: CommitGraph | null; size: number }>();
 let keptBytes = 0;
 

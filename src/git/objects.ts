@@ -12,7 +12,6 @@ import { finished, git, gitStream, gitText, GitError, safeArg } from './git.js';
 import { commitByRevision, commitsByShas, entryAt, readTree, remember } from './object_store.js';
 import { SHA_RE, ZERO_SHA, type Person } from './repository.js';
 
-export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 export interface FileAction {
   action: 'create' | 'update' | 'delete' | 'move' | 'chmod';
@@ -392,48 +391,3 @@ export async function annotatedTagMessage(dir: string, ref: string): Promise<str
   return blank < 0 ? '' : text.slice(blank + 2).replace(/\n$/, '');
 }
 
-export interface FileDiff {
-  oldPath: string;
-  newPath: string;
-  aMode: string;
-  bMode: string;
-  newFile: boolean;
-  renamedFile: boolean;
-  deletedFile: boolean;
-  /** The patch from its first hunk on (no `diff --git`/index/---/+++ headers); '' for binary or over the cap. */
-  diff: string;
-}
-
-/** Above this many bytes a file's patch is left out, as the reference collapses a too-large diff. */
-const PATCH_CAP = 200 * 1024;
-
-/**
- * The changes of a commit against its first parent (the whole tree for a root commit), renames
- * found. The file list comes from `--raw -z` (exact paths and modes), the patches from one `-p`
- * run whose sections follow the same order.
- */
-export async function commitDiff(dir: string, c: CommitInfo): Promise<FileDiff[]> {
-  const base = c.parentIds[0] ?? EMPTY_TREE;
-  const common = ['-M', '--no-color', '--no-ext-diff', '--no-textconv', safeArg(base, 'revision'), safeArg(c.id, 'revision'), '--'];
-  const rawOut = (await git(['diff', '--raw', '-z', '--no-abbrev', ...common], { gitDir: dir })).stdout.toString('utf8');
-  const parts = rawOut.split('\0');
-  const files: FileDiff[] = [];
-  for (let i = 0; i < parts.length - 1; ) {
-    const [aMode, bMode, , , status] = parts[i].replace(/^:/, '').split(' ');
-    const renamed = status.startsWith('R') || status.startsWith('C');
-    const oldPath = parts[i + 1];
-    const newPath = renamed ? parts[i + 2] : oldPath;
-    i += renamed ? 3 : 2;
-    files.push({ oldPath, newPath, aMode, bMode, newFile: status === 'A', renamedFile: status.startsWith('R'), deletedFile: status === 'D', diff: '' });
-  }
-  const patch = (await git(['diff', '-p', '--full-index', ...common], { gitDir: dir })).stdout.toString('utf8');
-  const sections = patch.split(/^diff --git /m).slice(1);
-  sections.forEach((s, n) => {
-    const f = files[n];
-    if (!f) return;
-    const hunk = s.search(/^@@ /m);
-    const body = hunk < 0 ? '' : s.slice(hunk);
-    f.diff = Buffer.byteLength(body) > PATCH_CAP ? '' : body;
-  });
-  return files;
-}

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { closeGitProcesses } from '../../src/git/long_lived.js';
 import { lastCommitFor, logCommits, type LogOptions } from '../../src/git/log.js';
 import { initBare } from '../../src/git/repository.js';
+import { commitDiff } from '../../src/git/commit_diff.js';
 import { latestTagName, listTags, mergedBranches } from '../../src/git/ref_files.js';
 import { reachedFrom } from '../../src/git/walk.js';
 import { spawnsDuring } from '../helpers/spawns.js';
@@ -135,6 +136,41 @@ function writeGraph(dir: string, state: 'no commit-graph' | 'a commit-graph of p
   if (state === 'a commit-graph of part of the history') {
     run(['commit-graph', 'write', '--stdin-commits'], { gitDir: dir, input: run(['rev-parse', 'main~40'], { gitDir: dir }) });
   } else if (state === 'a commit-graph with changed-path filters') run(['commit-graph', 'write', '--reachable', '--changed-paths'], { gitDir: dir });
+}
+
+/**
+ * Every commit's changes (commit_diff.ts) against `git diff -M` of the commit and its first
+ * parent: the raw list's paths, modes and kinds, and each file's patch from its first hunk.
+ */
+async function compareDiffs(dir: string): Promise<void> {
+  const EMPTY = run(['hash-object', '-t', 'tree', '--stdin'], { gitDir: dir, input: '' }).trim();
+  let patches = 0;
+  for (const line of run(['rev-list', '--all', '--parents'], { gitDir: dir }).split('\n').filter(Boolean)) {
+    const [sha, parent] = line.split(' ');
+    const common = ['-M', '--no-color', '--no-ext-diff', '--no-textconv', parent ?? EMPTY, sha, '--'];
+    const raw = run(['diff', '--raw', '-z', '--no-abbrev', ...common], { gitDir: dir }).split('\0');
+    const expected: { oldPath: string; newPath: string; aMode: string; bMode: string; status: string }[] = [];
+    for (let i = 0; i < raw.length - 1; ) {
+      const [aMode, bMode, , , status] = raw[i].slice(1).split(' ');
+      const renamed = /^[RC]/.test(status);
+      expected.push({ oldPath: raw[i + 1], newPath: renamed ? raw[i + 2] : raw[i + 1], aMode, bMode, status: status[0] });
+      i += renamed ? 3 : 2;
+    }
+    const bodies = run(['diff', '-p', '--full-index', ...common], { gitDir: dir })
+      .split(/^diff --git /m)
+      .slice(1)
+      .map((section) => (section.search(/^@@ /m) < 0 ? '' : section.slice(section.search(/^@@ /m))));
+    const { spawned, result } = await spawnsDuring(() => commitDiff(dir, sha, parent ?? null));
+    assert.deepEqual(spawned, []);
+    assert.deepEqual(
+      result.map((f) => ({ oldPath: f.oldPath, newPath: f.newPath, aMode: f.aMode, bMode: f.bMode, status: f.newFile ? 'A' : f.deletedFile ? 'D' : f.renamedFile ? 'R' : f.oldPath !== f.newPath ? 'C' : 'M' })),
+      expected.map((e) => ({ ...e, status: e.status === 'T' ? 'M' : e.status })),
+      sha,
+    );
+    assert.deepEqual(result.map((f) => f.diff), bodies, sha);
+    patches += bodies.filter(Boolean).length;
+  }
+  assert.ok(patches > 10, `${patches} patches`);
 }
 
 /** A small deterministic random source (mulberry32). */
@@ -313,6 +349,10 @@ describe('commit walk against git log', () => {
       });
     }
 
+    it('every commit\'s changes as git diff shows them, renames found, without starting a process', async () => {
+      await compareDiffs(dir);
+    });
+
     it('tags of every kind as for-each-ref shows them, without starting a process', async () => {
       run(['tag', '-a', '-m', 'zoned', 'v2-zoned', shas.octopus], { gitDir: dir, env: { GIT_COMMITTER_DATE: '1700000200 -0730' } });
       run(['tag', '-a', '-m', 'line one\n\nbody\n\n', 'v3-body', shas.root], { gitDir: dir });
@@ -364,6 +404,10 @@ describe('commit walk against git log', () => {
         assert.ok(cases > 100, `${cases} cases`);
       });
     }
+
+    it('every commit\'s changes as git diff shows them, without starting a process', async () => {
+      await compareDiffs(dir);
+    });
 
     it('merged branches: the tips a commit reaches, walked on the commit-graph as git --merged finds them', async () => {
       const all = run(['rev-list', '--all'], { gitDir: dir }).split('\n').filter(Boolean);
@@ -501,6 +545,22 @@ describe('commit walk against git log', () => {
         assert.deepEqual(await walked(dir, o), oracle(dir, o), JSON.stringify(o));
       }
       fs.rmSync(file);
+    });
+
+    it('a commit whose patch arrives in many pieces: a file over the cap shows none, the next one its own', async () => {
+      const big = (n: number) => Array.from({ length: 40_000 }, (_, i) => `line ${i} ${n}`).join('\n') + '\n';
+      const stream = [
+        'commit refs/heads/big', 'mark :1', 'committer C <c@x> 1500000000 +0000', 'data 2', 'b1', 'M 100644 inline a-big', `data ${big(1).length}`, big(1), 'M 100644 inline b-small', 'data 2', 'x',
+        'commit refs/heads/big', 'mark :2', 'committer C <c@x> 1500000001 +0000', 'data 2', 'b2', 'from :1', 'M 100644 inline a-big', `data ${big(2).length}`, big(2), 'M 100644 inline b-small', 'data 2', 'y',
+      ];
+      run(['fast-import', '--quiet'], { gitDir: dir, input: stream.join('\n') + '\n' });
+      const [tip, parent] = run(['rev-list', '--parents', '-1', 'big'], { gitDir: dir }).trim().split(' ');
+      const { spawned, result } = await spawnsDuring(() => Promise.all([commitDiff(dir, tip, parent), commitDiff(dir, parent, null)]));
+      assert.deepEqual(spawned, []);
+      const [second, first] = result;
+      assert.deepEqual(second.map((f) => [f.newPath, f.diff]), [['a-big', ''], ['b-small', '@@ -1 +1 @@\n-x\n+y\n']]);
+      assert.deepEqual(first.map((f) => [f.newPath, f.newFile, f.diff === '']), [['a-big', true, true], ['b-small', true, false]]);
+      run(['update-ref', '-d', 'refs/heads/big'], { gitDir: dir });
     });
 
     it('dates git reads its own way go to git', async () => {

@@ -3,7 +3,8 @@ import type { Container } from '../../domain/context.js';
 import type { CommitView } from '../../domain/repository/commits.js';
 import { withMillis } from '../../domain/shared/time.js';
 import type { TagView } from '../../domain/repository/tags.js';
-import type { FileDiff, TreeEntry } from '../../git/objects.js';
+import type { TreeEntry } from '../../git/objects.js';
+import type { FileDiff } from '../../git/commit_diff.js';
 
 /** git's strict ISO date with the reference's milliseconds: 2026-01-02T03:04:05.000+00:00. */
 

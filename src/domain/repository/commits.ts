@@ -6,7 +6,6 @@ import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import {
   ActionError,
-  commitDiff,
   commitStats,
   compareAndSwapRef,
   isEmptyRepository,
@@ -15,8 +14,8 @@ import {
   writeCommit,
   type CommitInfo,
   type FileAction,
-  type FileDiff,
 } from '../../git/objects.js';
+import { commitDiff, type FileDiff } from '../../git/commit_diff.js';
 import { lastCommitFor, logCommits } from '../../git/log.js';
 import { isValidBranchName } from '../../git/refs.js';
 import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
@@ -325,7 +324,7 @@ export async function getCommitDiff(c: Container, actor: Actor | null, idOrPath:
   const repo = await readableRepository(c, actor, idOrPath);
   const commit = await readCommit(repo.dir, sha);
   if (!commit) throw notFound('Commit');
-  const files = await commitDiff(repo.dir, commit);
+  const files = await commitDiff(repo.dir, commit.id, commit.parentIds[0] ?? null);
   const start = page.kind === 'offset' ? (page.page - 1) * page.perPage : 0;
   return { items: files.slice(start, start + page.perPage), total: files.length, hasNext: start + page.perPage < files.length };
 }
