@@ -46,8 +46,15 @@ export function remember<V>(cache: Map<string, V>, key: string, value: V, max: n
   cache.set(key, value);
 }
 
-/** A revision safe to hand to cat-file as is: a sha, a prefix of one, HEAD or a well-formed ref name (no `:`, `~`, `@{`…). */
-export const isPlainRevision = (rev: string): boolean => /^[0-9a-f]{4,40}$/i.test(rev) || rev === 'HEAD' || isValidBranchName(rev);
+/**
+ * A revision safe to hand to cat-file as is: a sha, a prefix of one, HEAD or a well-formed ref
+ * name, with any steps to ancestors after it (`~2`, `^`, `^2`); no `:`, `@{`, `^{…}`, which read
+ * other things than commits or need more than the object store.
+ */
+export function isPlainRevision(rev: string): boolean {
+  const name = rev.replace(/(?:~\d*|\^\d*)+$/, '');
+  return /^[0-9a-f]{4,40}$/i.test(name) || name === 'HEAD' || isValidBranchName(name);
+}
 
 /** `Name <email> <epoch> <±hhmm>` as `%an %ae %aI` show it; null for a line git would show otherwise. */
 function identity(line: string): { name: string; email: string; date: string; time: number } | null {

@@ -343,7 +343,7 @@ describe('commit walk against git log', () => {
       it(`every filter and combination answers as git log does, without starting a process: ${graph}`, async () => {
         writeGraph(dir, graph);
         const paths = [undefined, 'README', 'src', 'src/', 'src/lib/b.txt', './src//lib', 'src/renamed.txt', 'src/a.txt', 'docs', 'docs/', 'docs/guide.md', 'st*r', 's*', '.', 'nope', 'README/'];
-      const revs = ['main', 'feature', 'v1', shas['merge hot'].slice(0, 12), 'all'];
+        const revs = ['main', 'feature', 'v1', shas['merge hot'].slice(0, 12), 'main~3', 'v1^2', 'all'];
         const cases = await compareAll(dir, { revs, paths, ranges: dateRanges(times(dir)), dated: ['src', 'docs/guide.md'] });
         assert.ok(cases > 200, `${cases} cases`);
       });
