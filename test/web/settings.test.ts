@@ -100,7 +100,12 @@ for (const dialect of DIALECTS) {
       assert.equal(badges[0].rendered_link_url, `${s.url}/alice/demo/-/pipelines`);
       assert.equal(await page.getByRole('img', { name: 'Pipeline' }).getAttribute('src'), `${s.url}/alice/demo/badges/main/pipeline.svg`);
       // the badge's image is the real pipeline badge
-      assert.equal(await page.getByRole('img', { name: 'Pipeline' }).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), true);
+      const loaded = (img: HTMLImageElement) =>
+        img.complete ? img.naturalWidth > 0 : new Promise<boolean>((resolve) => {
+          img.addEventListener('load', () => resolve(img.naturalWidth > 0));
+          img.addEventListener('error', () => resolve(false));
+        });
+      assert.equal(await page.getByRole('img', { name: 'Pipeline' }).evaluate(loaded), true);
       await page.getByText('Edit badge Pipeline').click();
       const edit = page.getByRole('form', { name: 'Edit badge Pipeline' });
       await edit.getByLabel('Name').fill('Build');
