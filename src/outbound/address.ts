@@ -1,6 +1,7 @@
 // Which addresses a request to a user-given URL may reach, and the allow list entries
 // (`outbound_local_requests_whitelist`) that open exceptions.
 import net from 'node:net';
+import os from 'node:os';
 
 /** Why an address is not a plain public unicast one; null when it is. */
 export type AddressKind = 'localhost' | 'local_network' | 'link_local' | 'multicast' | 'broadcast' | null;
@@ -64,10 +65,28 @@ function expandIPv6(addr: string): number[] | null {
   return [...h, ...Array(8 - h.length - t.length).fill(0), ...t];
 }
 
+/**
+ * Every address of this machine's own interfaces, read at each check (interfaces come and go),
+ * as the reference's URL blocker counts them as localhost: a public address of the host reaches
+ * services bound to 0.0.0.0 as surely as 127.0.0.1 does.
+ */
+function ownAddresses(): net.BlockList {
+  const list = new net.BlockList();
+  for (const addrs of Object.values(os.networkInterfaces())) {
+    for (const a of addrs ?? []) {
+      const address = a.address.replace(/%.*$/, '');
+      if (net.isIPv4(address)) list.addAddress(address, 'ipv4');
+      else if (net.isIPv6(address)) list.addAddress(address, 'ipv6');
+    }
+  }
+  return list;
+}
+
 /** The kind of a literal IP address (checks an IPv6 form's embedded IPv4 address too). */
 export function addressKind(ip: string): AddressKind {
   const family = net.isIPv4(ip) ? 'ipv4' : net.isIPv6(ip) ? 'ipv6' : null;
   if (!family) return 'localhost'; // not an address at all: never reachable
+  if (ownAddresses().check(ip, family)) return 'localhost';
   for (const [kind, list] of blockLists) if (list.check(ip, family)) return kind;
   if (family === 'ipv6') {
     const v4 = embeddedIPv4(ip);

@@ -17,14 +17,14 @@ import { deliveryHeaders, executeHook, loadHook, outboundPolicy, type AnyHook } 
 import { SYSTEM_HOOK_SAMPLE } from './payloads.js';
 
 /**
- * A hook URL must be http(s) and pass the outbound rules for its kind. A host that does not
- * resolve yet is accepted (the reference checks it again when it delivers).
+ * A hook URL must be http(s), resolve, and pass the outbound rules for its kind (the reference's
+ * URL validator with DNS rebinding protection refuses a host it cannot resolve); delivery checks
+ * it again.
  */
 export async function checkHookUrl(c: Container, type: HookType, url: string): Promise<void> {
   try {
     await checkUrl(url, await outboundPolicy(c, type));
   } catch (err) {
-    if (err instanceof OutboundRefused && err.reason === 'unresolvable') return;
     if (err instanceof OutboundRefused) throw invalidHookUrl();
     throw err;
   }
