@@ -18,6 +18,7 @@ import { checkRepositoryPushPayload, REPOSITORY_PUSH_JOB } from './repository/re
 import { repositoryDir } from './repository/service.js';
 import { INGEST_SECURITY_REPORTS_JOB, ingestPipeline } from './vulnerabilities/findings.js';
 import { REPOSITORY_REFRESH_JOB, runRepositoryRefresh } from './repository/statistics.js';
+import { now as clockNow } from '../shared/clock.js';
 
 const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [PROJECT_DESTROY_JOB]: (c) => (payload: { projectId: number }) => runProjectDestroy(c, payload),
@@ -40,19 +41,19 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   // Recurring work reschedules itself after each run (the next run is a new job).
   [EVENTS_PRUNE_JOB]: (c) => async (_payload, job) => {
     await pruneOldEvents(c);
-    await scheduleEventsPrune(c, new Date(Date.now() + EVENTS_PRUNE_EVERY_MS), job.id);
+    await scheduleEventsPrune(c, new Date(clockNow() + EVENTS_PRUNE_EVERY_MS), job.id);
   },
   [ARTIFACTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
     await expireArtifacts(c);
-    await scheduleArtifactsExpiry(c, new Date(Date.now() + ARTIFACTS_EXPIRE_EVERY_MS), job.id);
+    await scheduleArtifactsExpiry(c, new Date(clockNow() + ARTIFACTS_EXPIRE_EVERY_MS), job.id);
   },
   [EXPORTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
     await expireExports(c);
-    await scheduleExportsExpiry(c, new Date(Date.now() + EXPORTS_EXPIRE_EVERY_MS), job.id);
+    await scheduleExportsExpiry(c, new Date(clockNow() + EXPORTS_EXPIRE_EVERY_MS), job.id);
   },
   [HOOK_LOG_PRUNE_JOB]: (c) => async (_payload, job) => {
     await pruneHookRecords(c);
-    await scheduleHookPrune(c, new Date(Date.now() + HOOK_LOG_PRUNE_EVERY_MS), job.id);
+    await scheduleHookPrune(c, new Date(clockNow() + HOOK_LOG_PRUNE_EVERY_MS), job.id);
   },
 };
 
@@ -68,7 +69,7 @@ export function registerBackgroundJobs(c: Container, kinds: readonly string[] = 
 /** The first run of the recurring work, a minute after start, on nodes that run workers. */
 export async function scheduleRecurringJobs(c: Container): Promise<void> {
   if (c.config.queueWorkers <= 0) return;
-  const soon = new Date(Date.now() + 60_000);
+  const soon = new Date(clockNow() + 60_000);
   await scheduleEventsPrune(c, soon);
   await scheduleArtifactsExpiry(c, soon);
   await scheduleExportsExpiry(c, soon);

@@ -11,6 +11,7 @@ import { diffStats, type DiffStats } from './diff_stats.js';
 import { finished, git, gitStream, gitText, GitError, safeArg } from './git.js';
 import { commitByRevision, commitsByShas, entryAt, readTree, remember } from './object_store.js';
 import { SHA_RE, ZERO_SHA, type Person } from './repository.js';
+import { nowDate } from '../shared/clock.js';
 
 
 export interface FileAction {
@@ -81,7 +82,7 @@ function requireFree(entries: Map<string, Entry>, p: string): void {
 /** `Name <email> <epoch> +0000`; characters git forbids in an identity are dropped. */
 function ident(p: Person): string {
   const clean = (v: string) => v.replace(/[<>\n\r\0]/g, '').trim();
-  const when = Math.floor(Date.parse(p.date ?? new Date().toISOString()) / 1000);
+  const when = Math.floor(Date.parse(p.date ?? nowDate().toISOString()) / 1000);
   return `${clean(p.name)} <${clean(p.email)}> ${when} +0000`;
 }
 

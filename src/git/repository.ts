@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { closeGitProcesses } from './long_lived.js';
 import { git, gitText, isSafeArg, safeArg } from './git.js';
+import { nowDate } from '../shared/clock.js';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 
@@ -14,7 +15,7 @@ export interface Person {
 }
 
 function identityEnv(author: Person, committer: Person = author): Record<string, string> {
-  const date = (p: Person) => `${Math.floor(Date.parse(p.date ?? new Date().toISOString()) / 1000)} +0000`;
+  const date = (p: Person) => `${Math.floor(Date.parse(p.date ?? nowDate().toISOString()) / 1000)} +0000`;
   return {
     GIT_AUTHOR_NAME: author.name,
     GIT_AUTHOR_EMAIL: author.email,

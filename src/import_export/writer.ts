@@ -7,13 +7,14 @@ import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
+import { nowDate } from '../shared/clock.js';
 
 export type WriterEntry =
   | { type: 'directory'; name: string }
   /** `body` is opened only when the entry is written; `size` must be its exact length. */
   | { type: 'file'; name: string; size: number; body: () => Readable | Buffer };
 
-const MTIME = () => new Date();
+const MTIME = () => nowDate();
 
 /**
  * A tar.gz stream of the entries, in order. A failing entry (a body shorter than its size, a

@@ -14,6 +14,7 @@ import {
   type BackgroundJobRow, type Lease,
 } from '../db/repos/background_jobs.js';
 import { Sleepers } from '../domain/shared/sleepers.js';
+import { now as clockNow, nowDate, onClockChange } from '../shared/clock.js';
 
 export interface JobInfo {
   id: number;
@@ -74,6 +75,7 @@ export class Queue {
   private readonly inflight = new Set<{ abort: AbortController; renew: NodeJS.Timeout }>();
   private loops: Promise<void>[] = [];
   private maintenance: NodeJS.Timeout | null = null;
+  private unwatchClock: (() => void) | null = null;
   private maintaining: Promise<void> | null = null;
   private stopped: Promise<void> | null = null;
   private lastCleanup = 0;
@@ -112,7 +114,7 @@ export class Queue {
     }
     const maxAttempts = opts.maxAttempts ?? 5;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error('maxAttempts must be a whole number ≥ 1');
-    const now = new Date().toISOString();
+    const now = nowDate().toISOString();
     const runAt = opts.runAt === undefined ? now : new Date(opts.runAt).toISOString();
     const id = await insertBackgroundJob(opts.trx ?? this.db, {
       kind, payload: json, state: 'queued', attempts: 0, max_attempts: maxAttempts,
@@ -138,6 +140,8 @@ export class Queue {
       this.maintaining ??= this.maintain().finally(() => { this.maintaining = null; });
     };
     this.maintenance = setInterval(tick, every);
+    // A job whose time came because a test moved the clock runs now, not at the next poll.
+    this.unwatchClock = onClockChange(() => this.sleepers.wakeAll());
     tick();
   }
 
@@ -155,6 +159,7 @@ export class Queue {
   private async shutdown(): Promise<void> {
     this.state = 'stopping';
     if (this.maintenance) clearInterval(this.maintenance);
+    this.unwatchClock?.();
     this.sleepers.wakeAll();
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
@@ -173,9 +178,10 @@ export class Queue {
   }
 
   /** Requeues jobs of crashed workers and prunes old finished jobs. */
-  async maintain(now = Date.now()): Promise<void> {
+  async maintain(now = clockNow()): Promise<void> {
     try {
-      const requeued = await requeueExpiredLeases(this.db, iso(now));
+      // Leases are between live processes: they run on the system clock.
+      const requeued = await requeueExpiredLeases(this.db, iso(Date.now()));
       if (requeued) this.log.warn({ requeued }, 'requeued jobs whose worker lost its lease');
       if (now - this.lastCleanup >= this.opts.cleanupIntervalMs) {
         this.lastCleanup = now;
@@ -187,7 +193,7 @@ export class Queue {
   }
 
   /** Deletes done jobs older than doneRetentionMs and dead ones older than deadRetentionMs. */
-  async cleanup(now = Date.now()): Promise<{ done: number; dead: number }> {
+  async cleanup(now = clockNow()): Promise<{ done: number; dead: number }> {
     const prune = async (state: 'done' | 'dead', before: string) => {
       let total = 0;
       for (;;) {
@@ -212,8 +218,7 @@ export class Queue {
     while (this.state === 'started') {
       let job: BackgroundJobRow | undefined;
       try {
-        const now = Date.now();
-        job = await leaseNextJob(this.db, { now: iso(now), lockedBy: workerId, lockedUntil: iso(now + this.opts.leaseMs) });
+        job = await leaseNextJob(this.db, { now: iso(clockNow()), lockedBy: workerId, lockedUntil: iso(Date.now() + this.opts.leaseMs) });
       } catch (err) {
         if (this.state === 'started') this.log.error({ err, worker: workerId }, 'leasing a job failed');
       }
@@ -229,14 +234,14 @@ export class Queue {
     if (!handler) {
       const error = `no handler is registered for job kind "${job.kind}"`;
       log.error(error);
-      await this.settle(log, () => markDead(this.db, lease, error, iso(Date.now())));
+      await this.settle(log, () => markDead(this.db, lease, error, iso(clockNow())));
       return;
     }
     let payload: unknown;
     try {
       payload = JSON.parse(job.payload);
     } catch {
-      await this.settle(log, () => markDead(this.db, lease, 'the payload is not valid JSON', iso(Date.now())));
+      await this.settle(log, () => markDead(this.db, lease, 'the payload is not valid JSON', iso(clockNow())));
       return;
     }
 
@@ -246,8 +251,7 @@ export class Queue {
       if (renewing) return;
       renewing = true;
       try {
-        const now = Date.now();
-        if (!(await renewLease(this.db, lease, iso(now + this.opts.leaseMs), iso(now)))) {
+        if (!(await renewLease(this.db, lease, iso(Date.now() + this.opts.leaseMs), iso(clockNow())))) {
           log.warn('lost the lease of a running job; another worker may run it again');
           clearInterval(renew);
           abort.abort(new Error('lease lost'));
@@ -272,9 +276,9 @@ export class Queue {
       this.inflight.delete(entry);
     }
 
-    const now = Date.now();
+    const now = clockNow();
     if (failure === null) {
-      log.debug({ ms: now - started }, 'job done');
+      log.debug({ ms: Date.now() - started }, 'job done');
       await this.settle(log, () => markDone(this.db, lease, iso(now)));
       return;
     }

@@ -5,6 +5,7 @@ import type { ProjectHookRow } from '../../db/repos/project_hooks.js';
 import { HOOK_EVENTS, type HookEvent } from '../../domain/projects/hooks.js';
 import { alertStatus } from '../../domain/hooks/policy.js';
 import type { ProjectGroupLink, ProjectHook } from './resources_schemas.js';
+import { nowDate } from '../../shared/clock.js';
 
 export const presentGroupLink = (l: ProjectGroupLinkRow): Static<typeof ProjectGroupLink> => ({
   id: l.id,
@@ -24,7 +25,7 @@ export function presentHook(h: ProjectHookRow): Static<typeof ProjectHook> {
     ...flags,
     enable_ssl_verification: h.enable_ssl_verification === 1,
     push_events_branch_filter: h.push_events_branch_filter,
-    alert_status: alertStatus(h, new Date()),
-    disabled_until: alertStatus(h, new Date()) === 'temporarily_disabled' ? h.disabled_until : null,
+    alert_status: alertStatus(h, nowDate()),
+    disabled_until: alertStatus(h, nowDate()) === 'temporarily_disabled' ? h.disabled_until : null,
   };
 }

@@ -1,13 +1,14 @@
 // When job artifacts expire (`artifacts:expire_in`, else the instance's default_artifacts_expire_in,
 // read by the one duration parser), and the artifact size limit (`max_artifacts_size`, in MB).
 import { durationSeconds, isNever } from '../../domain/shared/duration.js';
+import { nowDate } from '../../shared/clock.js';
 
 /**
  * When artifacts uploaded at `now` expire (ISO UTC with ms): null = never. Without its own
  * `expire_in` a job takes `defaultExpireIn` (the instance's default_artifacts_expire_in); `never`
  * and a zero duration (the default's `0`) keep them forever, as the reference's DurationParser.
  */
-export function artifactsExpireAt(expireIn: string | null, defaultExpireIn: string | null, now: Date = new Date()): string | null {
+export function artifactsExpireAt(expireIn: string | null, defaultExpireIn: string | null, now: Date = nowDate()): string | null {
   const text = expireIn ?? defaultExpireIn;
   const seconds = text === null || isNever(text) ? null : durationSeconds(text);
   return seconds === null ? null : new Date(now.getTime() + Math.round(seconds * 1000)).toISOString();

@@ -43,7 +43,7 @@ export async function writeArchiveMetadata(
   await put(lengthPrefixed(METADATA_VERSION));
   await put(lengthPrefixed('{}'));
   const seen = new Set<string>();
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(clockNow() / 1000);
   for (const e of entries) {
     const name = e.type === 'directory' && !e.path.endsWith('/') ? `${e.path}/` : e.path;
     const parts = name.replace(/\/$/, '').split('/');

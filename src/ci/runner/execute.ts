@@ -16,6 +16,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { clockTimer, now as clockNow } from '../../shared/clock.js';
 
 export interface JobExecutionSpec {
   cwd: string;
@@ -202,10 +203,11 @@ async function runBash(
   child.stdout.on('data', (b: Buffer) => o.onOutput(b));
   child.stderr.on('data', (b: Buffer) => o.onOutput(b));
 
-  const timer = setTimeout(() => {
+  // The timeout is on the domain's clock: a test that advances it past the timeout ends the job.
+  const timer = clockTimer(clockNow() + o.timeoutMs, () => {
     run.timedOut = true;
     stop();
-  }, o.timeoutMs);
+  });
   const onAbort = () => {
     run.aborted = true;
     stop();
@@ -220,7 +222,7 @@ async function runBash(
     });
     run.code = exit;
     // What happened is settled now: a timeout or abort from here on finds the script already ended.
-    clearTimeout(timer);
+    timer.clear();
     o.signal.removeEventListener('abort', onAbort);
     // Background processes the script left behind (`sleep 300 &`) end with it.
     if (child.pid !== undefined) {
@@ -236,7 +238,7 @@ async function runBash(
     child.stderr.destroy();
     return run;
   } finally {
-    clearTimeout(timer);
+    timer.clear();
     o.signal.removeEventListener('abort', onAbort);
   }
 }

@@ -9,6 +9,7 @@ import { digest } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
 import { actingAs, type Actor } from './actor.js';
 import { csrfTokenMatches } from '../tokens/sessions.js';
+import { now as clockNow } from '../../shared/clock.js';
 
 export type Credential =
   // PAT, project/group/impersonation token or OAuth token; `jobToken`: a CI job token is accepted too (Bearer)
@@ -52,7 +53,7 @@ async function fromToken(c: Container, value: string, oauthOnly: boolean, jobTok
       if (pat.impersonation && !c.config.impersonationEnabled) throw unauthorized();
       ensureActive(user);
       // last_used_at is advisory; write it at most once a minute per token
-      if (!pat.last_used_at || Date.now() - Date.parse(pat.last_used_at) > 60_000) await touchPat(c.db, pat.id, nowIso());
+      if (!pat.last_used_at || clockNow() - Date.parse(pat.last_used_at) > 60_000) await touchPat(c.db, pat.id, nowIso());
       return {
         user,
         via: pat.impersonation ? 'impersonation_token' : 'personal_access_token',
@@ -64,7 +65,7 @@ async function fromToken(c: Container, value: string, oauthOnly: boolean, jobTok
   }
   const oauth = await findOauthByDigest(c.db, d);
   if (oauth) {
-    if (oauth.revoked_at || Date.parse(oauth.created_at) + oauth.expires_in * 1000 <= Date.now()) throw unauthorized();
+    if (oauth.revoked_at || Date.parse(oauth.created_at) + oauth.expires_in * 1000 <= clockNow()) throw unauthorized();
     const user = await findUserById(c.db, oauth.user_id);
     if (!user) throw unauthorized();
     ensureActive(user);

@@ -24,6 +24,7 @@ import { artifactsOfJobs, eraseJobArtifacts, type ArtifactRow } from './artifact
 import { canEraseJob, canUpdateRef, ciAccess, requireCiRead, requireCiWrite, type CiAccess } from './policy.js';
 import { cancelJob, jobPlan, playJob, retryJob } from './state.js';
 import { readTrace } from './traces.js';
+import { now as clockNow } from '../../shared/clock.js';
 
 /** A job with what its Job (or Bridge) shape shows, loaded in a few queries per page. */
 export interface JobView {
@@ -283,7 +284,7 @@ export async function jobArtifactsArchive(
 export async function isJobArchived(c: Container, job: JobRow): Promise<boolean> {
   const setting = (await getSettings(c)).archive_builds_in_human_readable;
   const secs = setting ? durationSeconds(setting) : null; // unset, blank or zero: never archived
-  return secs !== null && Date.parse(job.created_at) < Date.now() - secs * 1000;
+  return secs !== null && Date.parse(job.created_at) < clockNow() - secs * 1000;
 }
 
 /**

@@ -23,6 +23,7 @@ import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';
 import { canReadProfile } from '../users/policy.js';
+import { nowDate } from '../../shared/clock.js';
 
 /** The reference's Event actions (the `action` filter takes these names). */
 export const EVENT_ACTIONS = [
@@ -117,7 +118,7 @@ export interface EventFilterInput {
 /** Events older than this many years are neither listed nor kept. */
 export const EVENT_RETENTION_YEARS = 3;
 
-function retentionCutoff(now = new Date()): string {
+function retentionCutoff(now = nowDate()): string {
   const d = new Date(now);
   d.setUTCFullYear(d.getUTCFullYear() - EVENT_RETENTION_YEARS);
   return d.toISOString();
@@ -275,7 +276,7 @@ export const EVENTS_PRUNE_EVERY_MS = 86_400_000;
 const PRUNE_BATCH = 1000;
 
 /** Deletes every event older than the retention period, in batches; returns how many went. */
-export async function pruneOldEvents(c: Container, now = new Date()): Promise<number> {
+export async function pruneOldEvents(c: Container, now = nowDate()): Promise<number> {
   const cutoff = retentionCutoff(now);
   let total = 0;
   for (;;) {

@@ -19,6 +19,7 @@ import { decryptSecret } from '../shared/encryption.js';
 import { nowIso } from '../shared/time.js';
 import { getSettings } from '../settings/service.js';
 import { failureState, isExecutable, successState } from './policy.js';
+import { now as clockNow, nowDate } from '../../shared/clock.js';
 
 export const HOOK_DELIVERY_JOB = 'hook_delivery';
 export const HOOK_LOG_PRUNE_JOB = 'hook_log_prune';
@@ -177,7 +178,7 @@ export async function executeHook(
     created_at: at,
   });
   if (hook.type === 'project') {
-    const patch = ok ? successState(hook.row) : failureState(hook.row, new Date());
+    const patch = ok ? successState(hook.row) : failureState(hook.row, nowDate());
     if (patch) await updateProjectHook(c.db, hook.row.id, patch);
   }
   return { status, retryable, log };
@@ -196,14 +197,14 @@ export async function runDelivery(c: Container, payload: { deliveryId: number; a
   const d = await findDelivery(c.db, payload.deliveryId);
   if (!d || d.state !== 'pending' || d.attempts !== payload.attempt - 1) return;
   const hook = await loadHook(c, d.hook_type, d.hook_id);
-  if (!hook || (hook.type === 'project' && !isExecutable(hook.row, new Date()))) {
+  if (!hook || (hook.type === 'project' && !isExecutable(hook.row, nowDate()))) {
     await settleDelivery(c.db, d.id, d.attempts, { state: 'failed', attempts: d.attempts, updated_at: nowIso() });
     return;
   }
   const key = `${d.hook_type}:${d.hook_id}`;
   const taken = busy.get(key) ?? 0;
   if (taken >= PER_HOOK_CONCURRENCY) {
-    await c.queue.enqueue(HOOK_DELIVERY_JOB, payload, { runAt: new Date(Date.now() + BUSY_DELAY_MS), maxAttempts: 3 });
+    await c.queue.enqueue(HOOK_DELIVERY_JOB, payload, { runAt: new Date(clockNow() + BUSY_DELAY_MS), maxAttempts: 3 });
     return;
   }
   busy.set(key, taken + 1);
@@ -226,13 +227,13 @@ async function settle(c: Container, d: HookDeliveryRow, attempt: HookAttempt): P
   if (!(await settleDelivery(c.db, d.id, d.attempts, { state, attempts, updated_at: nowIso() }))) return;
   if (again) {
     await c.queue.enqueue(HOOK_DELIVERY_JOB, { deliveryId: d.id, attempt: attempts + 1 }, {
-      runAt: new Date(Date.now() + retryDelayMs(c, attempts)),
+      runAt: new Date(clockNow() + retryDelayMs(c, attempts)),
       maxAttempts: 3,
     });
   }
 }
 
-export async function pruneHookRecords(c: Container, now = Date.now()): Promise<number> {
+export async function pruneHookRecords(c: Container, now = clockNow()): Promise<number> {
   const before = new Date(now - HOOK_LOG_RETENTION_MS).toISOString();
   let total = 0;
   for (const prune of [pruneHookLogs, pruneDeliveries]) {

@@ -37,6 +37,7 @@ import {
   badgeRecord, ciCdSettingsRecord, customAttributeRecord, memberRecord, pipelineRecord, projectAttributes, projectFeatureRecord, protectedBranchRecord,
 } from './relations.js';
 import { canExportProject, exportsMembers } from './policy.js';
+import { now as clockNow, nowDate } from '../../shared/clock.js';
 
 export const PROJECT_EXPORT_JOB = 'project_export';
 /** Sends a finished archive to upload[url]: a job of its own, so a crash before the send is retried. */
@@ -53,7 +54,7 @@ const PIPELINE_PAGE = 100;
 
 export type ExportStatus = 'none' | 'queued' | 'started' | 'finished' | 'regeneration_in_progress';
 
-const archiveLive = (e: ProjectExportRow | undefined, now = Date.now()): boolean =>
+const archiveLive = (e: ProjectExportRow | undefined, now = clockNow()): boolean =>
   !!e?.archive_key && !!e.finished_at && Date.parse(e.finished_at) + EXPORT_TTL_MS > now;
 
 /**
@@ -169,7 +170,7 @@ export async function runExport(c: Container, payload: { projectId: number; run:
     await fs.promises.rm(dir, { recursive: true, force: true });
     await fs.promises.mkdir(path.join(dir, 'stage', FILES.relationsDir), { recursive: true });
     await stageExport(c, project, e, path.join(dir, 'stage'));
-    const at = new Date();
+    const at = nowDate();
     const filename = exportFilename(project.full_path, at);
     key = `projects/${project.id}/export/${run}-${at.getTime()}-${filename}`;
     const { size } = await c.storage.put(key, writeArchive(directoryEntries(path.join(dir, 'stage'))));
@@ -294,7 +295,7 @@ async function copyBlobs(c: Container, prefix: string, into: string): Promise<vo
 // ---- expiry ----
 
 /** Removes archives older than the reference's 24 hours. */
-export async function expireExports(c: Container, now = Date.now()): Promise<number> {
+export async function expireExports(c: Container, now = clockNow()): Promise<number> {
   let removed = 0;
   for (;;) {
     const batch = await expiredExports(c.db, new Date(now - EXPORT_TTL_MS).toISOString(), 100);

@@ -15,6 +15,7 @@ import { nowIso } from '../shared/time.js';
 import { userByPassword } from '../auth/password.js';
 import { getSettings } from '../settings/service.js';
 import { PAT_SCOPES } from '../tokens/scopes.js';
+import { now as clockNow } from '../../shared/clock.js';
 
 /** Access tokens live two hours, as the reference configures Doorkeeper. */
 export const OAUTH_EXPIRES_IN = 7200;
@@ -107,7 +108,7 @@ export async function exchangeToken(c: Container, req: TokenRequest): Promise<Is
   throw oauthError('unsupported_grant_type');
 }
 
-const secondsLeft = (t: OauthTokenRow): number => Math.round((Date.parse(t.created_at) + t.expires_in * 1000 - Date.now()) / 1000);
+const secondsLeft = (t: OauthTokenRow): number => Math.round((Date.parse(t.created_at) + t.expires_in * 1000 - clockNow()) / 1000);
 
 export interface TokenInfo {
   resource_owner_id: number;

@@ -21,6 +21,7 @@ import { removeProjectRepository } from '../repository/service.js';
 import { isProjectOwner } from './policy.js';
 import { view, type ProjectView } from './service.js';
 import { findProject } from './find.js';
+import { now as clockNow } from '../../shared/clock.js';
 
 export const PROJECT_DESTROY_JOB = 'project_destroy';
 const DAY_MS = 86_400_000;
@@ -52,7 +53,7 @@ export async function deleteProject(c: Container, actor: Actor, idOrPath: number
   if (settings.delayed_project_deletion) {
     // Marked already: the reference accepts the request and changes nothing.
     if (row.marked_for_deletion_on !== null) return;
-    const runAt = new Date(Date.now() + Number(settings.deletion_adjourned_period) * DAY_MS);
+    const runAt = new Date(clockNow() + Number(settings.deletion_adjourned_period) * DAY_MS);
     await markForDeletion(c.db, row.id, { on: today(), userId: actor.user.id, at: nowIso() }, async (tx) => {
       await c.queue.enqueue(PROJECT_DESTROY_JOB, { projectId: row.id }, { trx: tx, runAt });
     });

@@ -6,6 +6,7 @@ import type { Container } from '../context.js';
 import { hitRateLimit, pruneRateLimits } from '../../db/repos/rate_limits.js';
 import { throttled, tooManyRequests } from '../errors.js';
 import { getSettings } from '../settings/service.js';
+import { now as clockNow } from '../../shared/clock.js';
 
 /** Longest window a limit may use; windows older than this are pruned. */
 export const MAX_PERIOD_SECONDS = 3600;
@@ -57,7 +58,7 @@ export async function checkApiRateLimit(c: Container, rule: RateLimitRule, scope
 async function countRequest(c: Container, rule: RateLimitRule, scope: string): Promise<Record<string, string> | null> {
   if (!(rule.threshold > 0)) return null;
   if (rule.periodSeconds <= 0 || rule.periodSeconds > MAX_PERIOD_SECONDS) throw new Error(`bad rate limit period ${rule.periodSeconds}`);
-  const now = Date.now();
+  const now = clockNow();
   const periodMs = rule.periodSeconds * 1000;
   const windowStart = Math.floor(now / periodMs) * periodMs;
   await pruneNowAndThen(c, now);

@@ -1,10 +1,12 @@
+import { now as clockNow, nowDate } from '../../shared/clock.js';
+
 /** ISO 8601 UTC with milliseconds: the one timestamp format Anvil stores and returns. */
-export const nowIso = (): string => new Date().toISOString();
+export const nowIso = (): string => nowDate().toISOString();
 
 /** Today's UTC date, `YYYY-MM-DD`: remembered until the day ends (every request asks, and a new Date's ISO form costs a microsecond). */
 let day = { text: '', starts: 0, ends: 0 };
 export function today(): string {
-  const now = Date.now();
+  const now = clockNow();
   if (now < day.starts || now >= day.ends) {
     const starts = now - (now % 86_400_000);
     day = { text: new Date(starts).toISOString().slice(0, 10), starts, ends: starts + 86_400_000 };

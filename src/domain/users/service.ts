@@ -31,6 +31,7 @@ import { getSettings } from '../settings/service.js';
 import { emailDomainError } from './signup_restrictions.js';
 import { customAttributeFilter, withCustomAttributes, type CustomAttributeView } from '../custom_attributes/lists.js';
 import { canListUsers, canReadProfile, isBlockedState, MINIMUM_INACTIVE_DAYS, recentlyActive } from './policy.js';
+import { nowDate } from '../../shared/clock.js';
 
 export interface NewUserInput {
   username: string;
@@ -452,7 +453,7 @@ export async function deactivateUser(c: Container, actor: Actor | null, id: numb
   const user = await findUserOr404(c, id);
   if (user.state === 'deactivated') return null;
   if (isBlockedState(user.state)) throw forbidden('A blocked user cannot be deactivated by the API');
-  if (recentlyActive(user, new Date())) {
+  if (recentlyActive(user, nowDate())) {
     throw forbidden(`The user you are trying to deactivate has been active in the past ${MINIMUM_INACTIVE_DAYS} days and cannot be deactivated`);
   }
   await setState(c, user, 'deactivated');
