@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { now as clockNow } from '../../shared/clock.js';
 
 export const METADATA_VERSION = 'GitLab Build Artifacts Metadata 0.0.2\n';
 
