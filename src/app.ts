@@ -12,8 +12,8 @@ import { allRoutes } from './api/index.js';
 import { registerGitHttp, rewriteGitUrl } from './http/git_http.js';
 import { rewriteProjectUrl } from './http/project_urls.js';
 import { registerWeb } from './web/routes.js';
+import { MAX_HEAD_BYTES, MAX_URL_LENGTH, URI_TOO_LONG_BODY, clientErrorHandler } from './http/client_error.js';
 
-const MAX_URL_LENGTH = 8192;
 // Query keys whose values are secrets (private_token, access_token, job_token, password, …), matched after
 // decoding, since the query parser also accepts `private%5Ftoken=…` or `private_token[]=…`.
 const SECRET_QUERY_KEY = /token|password|secret/i;
@@ -76,6 +76,8 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
     routerOptions: { querystringParser: parseQuery, ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: 10 * 1024 * 1024,
     return503OnClosing: false,
+    http: { maxHeaderSize: MAX_HEAD_BYTES },
+    clientErrorHandler,
     // git over HTTP, badge images, alert notifications: `/<namespace…>/<project>…` onto fixed
     // internal routes (src/http/git_http.ts, src/http/project_urls.ts)
     rewriteUrl: (req) => rewriteProjectUrl(rewriteGitUrl(req.url ?? '/')),
@@ -87,7 +89,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url.length > MAX_URL_LENGTH) {
-      sendJson(reply, 414, JSON.stringify({ message: '414 Request-URI Too Large' }));
+      sendJson(reply, 414, URI_TOO_LONG_BODY);
       return;
     }
     done();

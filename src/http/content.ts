@@ -9,7 +9,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import qs from 'qs';
 
-export const QS_OPTIONS: qs.IParseOptions = { depth: 10, arrayLimit: 1000, parameterLimit: 10_000, allowDots: false };
+// A plain key given twice keeps its last value, as the reference's framework (Rack) does
+// (`sudo=root&sudo=root` is `root`); arrays are written `name[]=`.
+export const QS_OPTIONS: qs.IParseOptions = { depth: 10, arrayLimit: 1000, parameterLimit: 10_000, allowDots: false, duplicates: 'last' };
 
 export const parseQuery = (str: string): Record<string, unknown> => qs.parse(str, QS_OPTIONS) as Record<string, unknown>;
 

@@ -78,7 +78,7 @@ function endpoints(type: BadgeSourceType) {
       summary: `Remove a badge of a ${type}${type === 'project' ? ' (project badges only)' : ''}`,
       params: T.Object(withBadge),
       status: 204,
-      handler: async ({ c, actor, input }) => removeBadge(c, actor!, type, input.id, input.badge_id),
+      handler: async ({ c, actor, input, ifUnmodifiedSince }) => removeBadge(c, actor!, type, input.id, input.badge_id, ifUnmodifiedSince),
     }),
   ];
 }

@@ -49,7 +49,7 @@ function endpoints(kind: CustomAttributeKind, base: string, id: typeof IdOrPath 
       summary: `Delete a custom attribute of a ${kind} (admin)`,
       params: T.Object(withKey),
       status: 204,
-      handler: async ({ c, actor, input }) => deleteAttribute(c, actor, kind, input.id, input.key),
+      handler: async ({ c, actor, input, ifUnmodifiedSince }) => deleteAttribute(c, actor, kind, input.id, input.key, ifUnmodifiedSince),
     }),
   ];
 }

@@ -77,8 +77,8 @@ export const systemHookRoutes = [
     summary: 'Delete a system hook (admin)',
     params: T.Object(IdParam),
     status: 204,
-    handler: async ({ c, actor, input }) => {
-      await deleteSystemHookById(c, actor, input.id);
+    handler: async ({ c, actor, input, ifUnmodifiedSince }) => {
+      await deleteSystemHookById(c, actor, input.id, ifUnmodifiedSince);
     },
   }),
   route({

@@ -8,6 +8,7 @@ import { latestTagName } from '../../git/ref_files.js';
 import { resolveRevision } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, recordNotFound, refused, validation } from '../errors.js';
+import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { findGroup } from '../groups/find.js';
 import { selfAndAncestorIds } from '../members/policy.js';
 import { findProject } from '../projects/find.js';
@@ -177,10 +178,18 @@ export async function changeBadge(c: Container, actor: Actor, type: BadgeSourceT
   return (await views(c, s, [updated]))[0];
 }
 
-export async function removeBadge(c: Container, actor: Actor, type: BadgeSourceType, idOrPath: number | string, badgeId: number): Promise<void> {
+export async function removeBadge(
+  c: Container,
+  actor: Actor,
+  type: BadgeSourceType,
+  idOrPath: number | string,
+  badgeId: number,
+  ifUnmodifiedSince: Date | null = null,
+): Promise<void> {
   const s = await managedSource(c, actor, type, idOrPath);
   const row = await findBadge(c, s, badgeId);
   ownBadge(s, row, 'delete');
+  checkUnmodifiedSince(row.updated_at, ifUnmodifiedSince);
   await deleteBadge(c.db, row.id);
 }
 

@@ -11,6 +11,7 @@ import {
 import { findUserById } from '../../db/repos/users.js';
 import { requireAdmin, type Actor } from '../auth/actor.js';
 import { notFound, recordNotFound, validation } from '../errors.js';
+import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { findGroup } from '../groups/find.js';
 import { findProject } from '../projects/find.js';
 import { nowIso } from '../shared/time.js';
@@ -71,7 +72,18 @@ export async function setAttribute(
 }
 
 /** DELETE /{kind}s/:id/custom_attributes/:key */
-export async function deleteAttribute(c: Container, actor: Actor | null, kind: CustomAttributeKind, id: number | string, key: string): Promise<void> {
+export async function deleteAttribute(
+  c: Container,
+  actor: Actor | null,
+  kind: CustomAttributeKind,
+  id: number | string,
+  key: string,
+  ifUnmodifiedSince: Date | null = null,
+): Promise<void> {
   const admin = requireAdmin(actor);
-  if (!(await deleteRow(c.db, kind, await subjectId(c, admin, kind, id), key))) throw recordNotFound();
+  const subject = await subjectId(c, admin, kind, id);
+  const row = await findCustomAttribute(c.db, kind, subject, key);
+  if (!row) throw recordNotFound();
+  checkUnmodifiedSince(row.updated_at, ifUnmodifiedSince);
+  if (!(await deleteRow(c.db, kind, subject, key))) throw recordNotFound();
 }

@@ -10,6 +10,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { checkUrl, OutboundRefused } from '../../outbound/request.js';
 import { requireAdmin, type Actor } from '../auth/actor.js';
 import { invalidHookUrl, notFound, recordNotFound, unprocessable } from '../errors.js';
+import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { encryptSecret } from '../shared/encryption.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
@@ -78,10 +79,11 @@ export async function updateSystemHookById(c: Container, actor: Actor | null, id
   return updateSystemHook(c.db, hook.id, { ...systemPatch(c, input), updated_at: nowIso() });
 }
 
-export async function deleteSystemHookById(c: Container, actor: Actor | null, id: number): Promise<SystemHookRow> {
+export async function deleteSystemHookById(c: Container, actor: Actor | null, id: number, ifUnmodifiedSince: Date | null = null): Promise<SystemHookRow> {
   requireAdmin(actor);
   const hook = await findSystemHook(c.db, id);
   if (!hook) throw notFound('System hook'); // the reference's delete answers so, unlike its finders
+  checkUnmodifiedSince(hook.updated_at, ifUnmodifiedSince);
   await inTransaction(c.db, async (tx) => {
     await deleteHookRecords(tx, 'system', hook.id);
     await deleteSystemHook(tx, hook.id);
