@@ -46,6 +46,11 @@ export interface Config {
    * null: the provider's endpoint of the request's region.
    */
   remoteImportS3Endpoint: string | null;
+  /**
+   * POST /projects/remote-import-objstore is served (ANVIL_REMOTE_IMPORT_OBJSTORE); off by default,
+   * as the reference's feature flag `import_project_from_remote_file_objstore` is: then 404.
+   */
+  remoteImportObjstoreEnabled: boolean;
 }
 
 /** A bucket of an S3-compatible store. */
@@ -209,5 +214,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerHeartbeatSeconds,
     blobStore: blobStore(env),
     remoteImportS3Endpoint: httpUrlOrNull('ANVIL_REMOTE_IMPORT_S3_ENDPOINT', env.ANVIL_REMOTE_IMPORT_S3_ENDPOINT),
+    remoteImportObjstoreEnabled: bool('ANVIL_REMOTE_IMPORT_OBJSTORE', env.ANVIL_REMOTE_IMPORT_OBJSTORE, false),
   };
 }

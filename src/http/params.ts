@@ -11,7 +11,11 @@ const FALSE = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
 const INT32_MAX = 2 ** 31 - 1;
 
 class Invalid {
-  constructor(readonly reason: 'is invalid' | 'does not have a valid value') {}
+  constructor(
+    readonly reason: 'is invalid' | 'does not have a valid value' | 'is missing',
+    /** Keys below the parameter, for a required key missing in a hash (`upload[url]`). */
+    readonly at: string[] = [],
+  ) {}
 }
 
 function isOptional(s: TSchema): boolean {
@@ -91,7 +95,7 @@ function coerce(schema: TSchema, value: unknown): unknown {
       for (const v of list) {
         if (v === '' && (item as any)[Kind] !== 'String') continue;
         const r = coerce(item, v);
-        if (r instanceof Invalid) return r;
+        if (r instanceof Invalid) return r.at.length ? new Invalid('is invalid') : r;
         out.push(r);
       }
       return out;
@@ -104,11 +108,11 @@ function coerce(schema: TSchema, value: unknown): unknown {
       for (const [key, sub] of Object.entries(props)) {
         const v = (value as any)[key];
         if (v === undefined || v === null) {
-          if (!isOptional(sub)) return new Invalid('is invalid');
+          if (!isOptional(sub)) return new Invalid('is missing', [key]);
           continue;
         }
         const r = coerce(sub, v);
-        if (r instanceof Invalid) return r;
+        if (r instanceof Invalid) return r.at.length ? new Invalid(r.reason, [key, ...r.at]) : r;
         out[key] = r;
       }
       return out;
@@ -155,6 +159,7 @@ export function parseParams<T>(schema: TObject, raw: Record<string, unknown>, ru
     }
     given.add(key); // the rules over several parameters look at what was sent, valid or not
     const r = coerce(sub, v);
+    if (r instanceof Invalid && r.reason === 'is missing') throw missing(key + r.at.map((k) => `[${k}]`).join(''));
     if (r instanceof Invalid) errors.push(`${key} ${r.reason}`);
     else if (refusesBlank(sub) && typeof r === 'string' && r.trim() === '') errors.push(`${key} is empty`);
     else out[key] = r;

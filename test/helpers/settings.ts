@@ -75,5 +75,10 @@ spamfilter_enabled terminal_max_session_time terms user_email_lookup_limit user_
 user_show_add_ssh_key_message wiki_page_max_content_bytes
 `.trim().split(/\s+/);
 
+/** Settings of the reference the spec does not list but Anvil applies (issue 28: the import/export limits). */
+export const REFERENCE_SETTING_NAMES = [
+  'project_export_limit', 'project_download_export_limit', 'project_import_limit', 'group_export_limit', 'group_download_export_limit', 'group_import_limit',
+];
+
 /** Secrets the reference's entity never returns; every other secret is shown only as a mask. */
 export const HIDDEN_SECRETS = ['asset_proxy_secret_key', 'managedcluster_secret_access_key'];

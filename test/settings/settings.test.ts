@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
-import { HIDDEN_SECRETS, SPEC_SETTING_NAMES, startSecondNode } from '../helpers/settings.js';
+import { HIDDEN_SECRETS, REFERENCE_SETTING_NAMES, SPEC_SETTING_NAMES, startSecondNode } from '../helpers/settings.js';
 import { getSettings, setSettingsRecheckInterval } from '../../src/domain/settings/service.js';
 
 const URL_ = '/api/v4/application/settings';
@@ -23,7 +23,7 @@ for (const dialect of DIALECTS) {
       const r = await t.get(URL_);
       assert.equal(r.status, 200);
       assert.equal(r.headers['content-type'], 'application/json');
-      const expected = [...SPEC_SETTING_NAMES.filter((n) => !HIDDEN_SECRETS.includes(n)), 'id', 'created_at', 'updated_at'].sort();
+      const expected = [...SPEC_SETTING_NAMES.filter((n) => !HIDDEN_SECRETS.includes(n)), ...REFERENCE_SETTING_NAMES, 'id', 'created_at', 'updated_at'].sort();
       assert.deepEqual(keysOf(r.body), expected);
       const b = r.body;
       assert.equal(b.id, 1);

@@ -65,7 +65,7 @@ describe('ANVIL_BLOB_URL settings', () => {
 for (const dialect of DIALECTS) {
   describe(`an app whose blobs live in S3 (${dialect})`, () => {
     let t: TestApp;
-    before(async () => { t = await buildTestApp(dialect, { ...s3.env(`node-${dialect}`), ANVIL_REMOTE_IMPORT_S3_ENDPOINT: s3.endpoint }); });
+    before(async () => { t = await buildTestApp(dialect, { ...s3.env(`node-${dialect}`), ANVIL_REMOTE_IMPORT_S3_ENDPOINT: s3.endpoint, ANVIL_REMOTE_IMPORT_OBJSTORE: 'true' }); });
     after(async () => t.close());
 
     it('the container uses the S3 store; uploads go there and are served back', async () => {

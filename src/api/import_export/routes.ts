@@ -85,7 +85,7 @@ export const importExportRoutes: ApiRoute<any>[] = [
       params: ObjstoreImportParams,
       response: ImportStatusSchema,
       handler: async ({ c, actor, input }) => {
-        await checkImportAllowed(c, actor!);
+        await checkImportAllowed(c, actor!, { objstore: true });
         const { region, bucket_name, file_key, access_key_id, secret_access_key, ...target } = input;
         return presentImportStatus(await requestObjstoreImport(c, actor!, target, { region, bucket_name, file_key, access_key_id, secret_access_key }));
       },

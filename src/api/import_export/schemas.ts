@@ -36,7 +36,7 @@ export const Accepted = T.Object({ message: T.String() });
 export const ExportParams = T.Object({
   id: IdOrPath,
   description: T.Optional(T.String()),
-  upload: T.Optional(T.Object({ url: T.Optional(T.String()), http_method: T.Optional(T.String({ enum: ['PUT', 'POST'] })) })),
+  upload: T.Optional(T.Object({ url: T.String(), http_method: T.Optional(T.String({ enum: ['PUT', 'POST'] })) })),
 });
 
 /** What every import request names: where the project goes and what overrides the archive. */

@@ -30,7 +30,7 @@ import { decryptSecret, encryptSecret } from '../shared/encryption.js';
 import { openStream, type StreamResponse } from '../../outbound/stream.js';
 import { OutboundFailed, OutboundRefused } from '../../outbound/request.js';
 import { outboundPolicy } from '../hooks/delivery.js';
-import { checkApiRateLimit } from '../shared/rate_limit.js';
+import { checkApiRateLimit, settingRule } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import { ANVIL_REVISION, REFERENCE_API_LEVEL } from '../../version.js';
 import {
@@ -47,9 +47,6 @@ export const EXPORTS_EXPIRE_JOB = 'project_exports_expire';
 /** The reference keeps an export for 24 hours. */
 export const EXPORT_TTL_MS = 24 * 3600_000;
 export const EXPORTS_EXPIRE_EVERY_MS = 3600_000;
-/** The reference's default limits per user and minute (project_export, project_download_export). */
-const EXPORT_LIMIT = { name: 'project_export', threshold: 6, periodSeconds: 60 };
-const DOWNLOAD_LIMIT = { name: 'project_download_export', threshold: 1, periodSeconds: 60 };
 const PIPELINE_PAGE = 100;
 
 export type ExportStatus = 'none' | 'queued' | 'started' | 'finished' | 'regeneration_in_progress';
@@ -86,7 +83,7 @@ export interface ExportRequest {
 /** POST /projects/:id/export */
 export async function requestExport(c: Container, actor: Actor, idOrPath: number | string, input: ExportRequest): Promise<void> {
   const { row, access } = await exportableProject(c, actor, idOrPath);
-  await checkApiRateLimit(c, EXPORT_LIMIT, `user:${actor.user.id}`);
+  await checkApiRateLimit(c, await settingRule(c, 'project_export_limit'), `user:${actor.user.id}`);
   let uploadUrl: string | null = null;
   const method = input.upload?.http_method ?? 'PUT';
   if (input.upload?.url) {
@@ -135,7 +132,7 @@ export interface ExportDownload {
 /** GET /projects/:id/export/download: the last finished archive, while it lives. */
 export async function downloadExport(c: Container, actor: Actor, idOrPath: number | string): Promise<ExportDownload> {
   const { row } = await exportableProject(c, actor, idOrPath);
-  await checkApiRateLimit(c, DOWNLOAD_LIMIT, `user:${actor.user.id}:namespace:${row.namespace_id}`);
+  await checkApiRateLimit(c, await settingRule(c, 'project_download_export_limit'), `user:${actor.user.id}:namespace:${row.namespace_id}`);
   const e = await findExport(c.db, row.id);
   const gone = () => apiError('404 Not found or has expired', 404);
   if (!archiveLive(e)) throw gone();

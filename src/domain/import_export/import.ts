@@ -40,7 +40,7 @@ import { createProject, projectSettings, settingsPatch, view, type ProjectView }
 import { repositoryDir } from '../repository/service.js';
 import { scheduleRepositoryRefresh } from '../repository/statistics.js';
 import { getSettings } from '../settings/service.js';
-import { checkApiRateLimit } from '../shared/rate_limit.js';
+import { checkApiRateLimit, settingRule } from '../shared/rate_limit.js';
 import { nowIso } from '../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
 import { OutboundFailed, OutboundRefused, redactedUrl } from '../../outbound/request.js';
@@ -55,7 +55,6 @@ import {
 } from './relations.js';
 
 export const PROJECT_IMPORT_JOB = 'project_import';
-const IMPORT_LIMIT = { name: 'project_import', threshold: 6, periodSeconds: 60 };
 /** The import source kind an admin must allow in import_sources. */
 const SOURCE = 'gitlab_project';
 /** At most this many failed relations are shown, newest first. */
@@ -88,10 +87,14 @@ async function checkImportSource(c: Container): Promise<void> {
   if (!((await getSettings(c)).import_sources as string[]).includes(SOURCE)) throw forbidden();
 }
 
-/** Before an import starts: the allowed sources, then the reference's per-user limit. */
-export async function checkImportAllowed(c: Container, actor: Actor): Promise<void> {
+/**
+ * Before an import starts: the allowed sources, then (remote-import-objstore) whether that
+ * endpoint is switched on (404 as the reference's feature flag off), then the per-user limit.
+ */
+export async function checkImportAllowed(c: Container, actor: Actor, opts: { objstore?: boolean } = {}): Promise<void> {
   await checkImportSource(c);
-  await checkApiRateLimit(c, IMPORT_LIMIT, `user:${actor.user.id}`);
+  if (opts.objstore && !c.config.remoteImportObjstoreEnabled) throw notFound();
+  await checkApiRateLimit(c, await settingRule(c, 'project_import_limit'), `user:${actor.user.id}`);
 }
 
 /** The archive may be at most max_import_size MB (0: no limit). */

@@ -191,6 +191,13 @@ export const SETTINGS = {
   mirror_max_capacity: int(100, { gt: 0 }),
   mirror_max_delay: int(300, { gt: 0 }),
   pipeline_limit_per_project_user_sha: int(0, { gte: 0 }),
+  // Requests per user and minute (the reference's import/export rate limits; 0 disables).
+  project_export_limit: int(6, { gte: 0 }),
+  project_download_export_limit: int(1, { gte: 0 }),
+  project_import_limit: int(6, { gte: 0 }),
+  group_export_limit: int(6, { gte: 0 }),
+  group_download_export_limit: int(1, { gte: 0 }),
+  group_import_limit: int(6, { gte: 0 }),
   push_event_activities_limit: int(3, { gte: 0 }),
   push_event_hooks_limit: int(3, { gte: 0 }),
   raw_blob_request_limit: int(300, { gte: 0 }),

@@ -6,6 +6,7 @@ import type { Container } from '../context.js';
 import { hitRateLimit, pruneRateLimits } from '../../db/repos/rate_limits.js';
 import { throttled, tooManyRequests } from '../errors.js';
 import { getSettings } from '../settings/service.js';
+import type { SettingName, Settings } from '../settings/definitions.js';
 import { now as clockNow } from '../../shared/clock.js';
 
 /** Longest window a limit may use; windows older than this are pruned. */
@@ -22,6 +23,14 @@ export interface RateLimitRule {
   threshold: number;
   periodSeconds: number;
 }
+
+/** A per-minute limit whose threshold is the instance setting of the same name. */
+export async function settingRule(c: Container, name: LimitSettingName): Promise<RateLimitRule> {
+  return { name, threshold: (await getSettings(c))[name], periodSeconds: 60 };
+}
+type LimitSettingName = {
+  [K in SettingName]: Settings[K] extends number ? (K extends `${string}_limit${string}` ? K : never) : never;
+}[SettingName];
 
 const lastPrune = new WeakMap<Container, number>();
 
