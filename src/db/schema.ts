@@ -668,6 +668,38 @@ export interface ImportFailuresTable {
   created_at: string;
 }
 
+/** CI/CD variables of projects, groups and the instance (migration 075). */
+export interface CiVariablesTable {
+  id: Generated<number>;
+  owner_type: string; // project | group | instance
+  owner_id: number; // the project's or group's id; 0 for the instance
+  project_id: number | null;
+  group_id: number | null;
+  key: string;
+  encrypted_value: string;
+  variable_type: string; // env_var | file
+  protected: number;
+  masked: number;
+  raw: number;
+  environment_scope: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Pipeline trigger tokens (migration 076). */
+export interface CiTriggersTable {
+  id: Generated<number>;
+  project_id: number;
+  owner_id: number | null;
+  description: string | null;
+  token_digest: string;
+  encrypted_token: string;
+  last_used: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   project_exports: ProjectExportsTable;
   project_imports: ProjectImportsTable;
@@ -687,6 +719,8 @@ export interface DB {
   ci_job_artifacts: CiJobArtifactsTable;
   ci_trace_chunks: CiTraceChunksTable;
   ci_runner_nodes: CiRunnerNodesTable;
+  ci_variables: CiVariablesTable;
+  ci_triggers: CiTriggersTable;
   protected_branches: ProtectedBranchesTable;
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
   project_repository_statistics: ProjectRepositoryStatisticsTable;

@@ -23,6 +23,8 @@ import * as m052 from './052_vulnerabilities.js';
 import * as m055 from './055_ci_pipeline_list_index.js';
 import * as m040 from './040_project_import_export.js';
 import * as m041 from './041_project_import_source.js';
+import * as m075 from './075_ci_variables.js';
+import * as m076 from './076_ci_triggers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -48,6 +50,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '055_ci_pipeline_list_index': m055,
   '040_project_import_export': m040,
   '041_project_import_source': m041,
+  '075_ci_variables': m075,
+  '076_ci_triggers': m076,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -34,7 +34,7 @@ import {
 import { cancelPipeline, createPipelineRecords, retryPipeline, type PipelineVariableInput } from './state.js';
 import { buildTestReport, buildTestReportSummary, type TestReport, type TestReportSummary } from './test_reports.js';
 import {
-  DEFAULT_CI_FILE, FALLBACK_CI_FILE, configuredCiPath, pipelinePredefined, pipelineVariables, type PipelineVariable,
+  DEFAULT_CI_FILE, FALLBACK_CI_FILE, configuredCiPath, pipelinePredefined, pipelineVariables, settingsVariables, type PipelineVariable,
 } from './variables.js';
 
 /**
@@ -167,7 +167,11 @@ export async function planAndCreate(c: Container, req: PlanRequest): Promise<Pla
     user_id: req.user?.id ?? null,
     configPath: file.path,
   });
+  // Rules see the CI/CD variables (those of every environment) and the pipeline's own, as jobs do.
   const variables: Record<string, string> = { ...predefined };
+  for (const v of await settingsVariables(c, project, { refProtected: predefined.CI_COMMIT_REF_PROTECTED === 'true', environment: null })) {
+    variables[v.key] = v.value;
+  }
   for (const v of req.variables) variables[v.key] = v.value;
   let files: string[] | null = null;
   const ctx: PlanContext = {

@@ -15,7 +15,7 @@ import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
-import { ACCESS } from '../members/policy.js';
+import { ACCESS, type GroupAccess } from '../members/policy.js';
 import { featureAvailable, projectAccess, type ProjectAccess } from '../projects/policy.js';
 import type { FoundProject } from '../projects/find.js';
 import { canPushToBranch, anyEntryAllows, entriesFor, loadProtection, matchingRules } from '../protected_branches/policy.js';
@@ -146,3 +146,9 @@ export async function canUpdateRef(c: Container, actor: Actor, project: ProjectR
 export async function requireRefUpdate(c: Container, actor: Actor, project: ProjectRow, a: CiAccess, ref: string, tag: boolean): Promise<void> {
   if (!(await canUpdateRef(c, actor, project, a, ref, tag))) throw forbidden();
 }
+
+/** CI/CD variables and trigger tokens of a project: the reference's admin_build (maintainers). */
+export const requireCiSettings = requireCiAdmin;
+
+/** CI/CD variables of a group: owners (the reference's admin_group). */
+export const canManageGroupVariables = (a: GroupAccess): boolean => a.canAdmin;

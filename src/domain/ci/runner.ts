@@ -25,22 +25,22 @@ import { artifactTooLargeMessage, artifactsExpireAt, exceedsArtifactLimit } from
 import type { ArtifactsSpec, PlannedJob } from '../../ci/config/types.js';
 import { extractCoverage } from '../../ci/reports/coverage.js';
 import { executeJob, finalLine } from '../../ci/runner/execute.js';
+import { LogMasker } from '../../ci/runner/mask.js';
 import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js';
 import type { Container } from '../context.js';
-import { findCiJob, jobVariableRows, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
+import { findCiJob, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { ANVIL_REVISION } from '../../version.js';
 import { repositoryDir } from '../repository/service.js';
 import { getSettings } from '../settings/service.js';
-import { decryptSecret } from '../shared/encryption.js';
 import { recordArtifactsExpireAt, storeArtifact } from './artifacts.js';
 import { downloadDependencies } from './dependencies.js';
 import { failOrphanedJobs, joinNode, newRunnerNode, renewNode, STALE_GRACE_MS, type RunnerNodeId } from './runner_nodes.js';
 import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from './built_in_runner.js';
 import { finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
 import { foldTrace, readTrace, TraceWriter } from './traces.js';
-import { pipelineVariables, predefinedVariables } from './variables.js';
+import { jobVariableList } from './variables.js';
 import { Sleepers } from '../shared/sleepers.js';
 import { jobTimeoutSeconds } from './timeout.js';
 
@@ -294,7 +294,8 @@ export class CiRunner {
     trace.note('Getting source from Git repository');
     trace.note(`Checking out ${pipeline.sha.slice(0, 8)} as detached HEAD (ref is ${pipeline.ref})...`);
 
-    const env = await this.environment(job, token, plan, project, pipeline, dirs);
+    const { env, masked } = await this.environment(job, token, plan, project, pipeline, dirs);
+    const log = new LogMasker(masked, (b) => trace.write(b));
     await prepareWorkspace({ repoDir: repositoryDir(c, project.id), sha: pipeline.sha, dir: dirs.workspace, remoteUrl: env.CI_REPOSITORY_URL });
     const downloaded = await downloadDependencies(c, job, plan, dirs.workspace, dirs.tmp);
     if (downloaded.length) {
@@ -313,9 +314,10 @@ export class CiRunner {
       afterScript: plan.afterScript ?? [],
       timeoutMs,
       signal,
-      onOutput: (b) => trace.write(b),
+      onOutput: (b) => log.write(b),
       writeFinalLine: false,
     });
+    log.end();
 
     if (result.outcome === 'canceled') {
       if ((signal.reason as StopReason | undefined) === 'stopped') {
@@ -357,10 +359,11 @@ export class CiRunner {
   }
 
   /**
-   * The job's environment, lowest precedence first as the reference orders it: predefined
-   * variables, the CI file's global and job variables, pipeline variables (API, trigger), the
-   * variables given when the manual job was played; then what only the runner knows.
-   * `file` variables are written to a file (mode 0600) whose path becomes the value.
+   * The job's environment from its variable list (variables.ts jobVariableList, lowest
+   * precedence first), then what only the runner knows. As the reference's runner does, values
+   * not `raw` are expanded against the variables before them (an unknown one is empty);
+   * `file` variables are written to a file (mode 0600) whose path becomes the value. Also says
+   * which values the log must mask.
    */
   private async environment(
     job: JobRow,
@@ -369,42 +372,39 @@ export class CiRunner {
     project: ProjectRow,
     pipeline: PipelineRow,
     dirs: { builds: string; workspace: string; tmp: string },
-  ): Promise<Record<string, string>> {
+  ): Promise<{ env: Record<string, string>; masked: string[] }> {
     const c = this.c;
-    const env: Record<string, string> = { ...(await predefinedVariables(c, project, pipeline, job)) };
-    const external = new URL(c.config.externalUrl);
+    const list = await jobVariableList(c, project, pipeline, job, token);
     const runnerOwn: Record<string, string> = {
       CI_JOB_TOKEN: token,
       CI_BUILDS_DIR: dirs.builds,
       CI_PROJECT_DIR: dirs.workspace,
-      CI_REPOSITORY_URL: `${external.protocol}//service-ci-token:${token}@${external.host}${external.pathname.replace(/\/$/, '')}/${project.full_path}.git`,
+      CI_REPOSITORY_URL: list.find((v) => v.key === 'CI_REPOSITORY_URL')!.value,
       CI_RUNNER_ID: String(BUILT_IN_RUNNER_ID),
       CI_RUNNER_DESCRIPTION: RUNNER_DESCRIPTION,
       CI_RUNNER_TAGS: JSON.stringify(plan.tags ?? []),
       CI_RUNNER_VERSION: ANVIL_REVISION,
     };
-    // Variables of the CI file may refer to predefined ones and to each other, in order; as the
-    // reference's runner expands them, an unknown one is empty.
-    for (const [k, v] of Object.entries(plan.variables ?? {})) env[k] = expandVariables(String(v), { ...env, ...runnerOwn });
-    const files: { key: string; value: string }[] = [];
-    const given = [
-      ...(await pipelineVariables(c, pipeline.id)),
-      ...(await jobVariableRows(c.db, job.id)).map((r) => ({ key: r.key, value: decryptSecret(c.config.secretKey, r.encrypted_value), variable_type: r.variable_type })),
-    ];
-    for (const v of given) {
-      if (v.variable_type === 'file') files.push({ key: v.key, value: v.value });
-      else env[v.key] = v.value;
-    }
-    Object.assign(env, runnerOwn);
-    if (files.length) {
-      await fs.promises.mkdir(dirs.tmp, { recursive: true, mode: 0o700 });
-      for (const f of files) {
-        const file = path.join(dirs.tmp, f.key.replace(/[^A-Za-z0-9_]/g, '_'));
-        await fs.promises.writeFile(file, f.value, { mode: 0o600 });
-        env[f.key] = file;
+    const env: Record<string, string> = {};
+    const files = new Map<string, string>();
+    for (const v of list) {
+      const value = v.raw ? v.value : expandVariables(v.value, { ...env, ...runnerOwn });
+      if (v.file) files.set(v.key, value);
+      else {
+        files.delete(v.key);
+        env[v.key] = value;
       }
     }
-    return env;
+    Object.assign(env, runnerOwn);
+    if (files.size) {
+      await fs.promises.mkdir(dirs.tmp, { recursive: true, mode: 0o700 });
+      for (const [key, value] of files) {
+        const file = path.join(dirs.tmp, key.replace(/[^A-Za-z0-9_]/g, '_'));
+        await fs.promises.writeFile(file, value, { mode: 0o600 });
+        env[key] = file;
+      }
+    }
+    return { env, masked: list.filter((v) => v.masked).map((v) => v.value) };
   }
 
   /**

@@ -6,12 +6,14 @@
 // Variables only a runner knows (CI_JOB_TOKEN, CI_PROJECT_DIR, CI_BUILDS_DIR, CI_JOB_STATUS,
 // CI_REPOSITORY_URL, CI_RUNNER_*) are added by the runner, never here.
 import type { Container } from '../context.js';
-import type { JobRow } from '../../db/repos/ci_jobs.js';
+import { jobVariableRows, type JobRow } from '../../db/repos/ci_jobs.js';
+import { variablesOfOwners } from '../../db/repos/ci_variables.js';
+import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { pipelineVariableRows, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { REFERENCE_API_LEVEL } from '../../version.js';
-import { visibilityName } from '../members/policy.js';
+import { selfAndAncestorIds, visibilityName } from '../members/policy.js';
 import { loadProtection, matchingRules } from '../protected_branches/policy.js';
 import { getSettings } from '../settings/service.js';
 import { decryptSecret } from '../shared/encryption.js';
@@ -229,4 +231,128 @@ export async function pipelineVariables(c: Container, pipelineId: number): Promi
     value: decryptSecret(c.config.secretKey, r.encrypted_value),
     variable_type: r.variable_type,
   }));
+}
+
+// ---- a job's variables ----
+
+/**
+ * One variable of a job as a runner gets it (the reference's runner variable): `public` for
+ * what anyone who sees the pipeline may know, `file` for a file whose path is the variable,
+ * `masked` for a value replaced by [MASKED] in the log, `raw` for a value not expanded.
+ */
+export interface JobVariable {
+  key: string;
+  value: string;
+  public: boolean;
+  file: boolean;
+  masked: boolean;
+  raw: boolean;
+}
+
+const OWNER_ORDER: Record<string, number> = { instance: 0, group: 1, project: 2 };
+
+/**
+ * How an environment scope matches an environment: -1 not at all, else the reference's order
+ * (`*` 0, a wildcard pattern 1, the exact name 2; a higher one wins). A job without an
+ * environment gets only `*`.
+ */
+export function scopeRank(scope: string, environment: string | null): number {
+  if (scope === '*') return 0;
+  if (environment === null) return -1;
+  if (scope === environment) return 2;
+  if (!scope.includes('*')) return -1;
+  const re = new RegExp(`^${scope.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  return re.test(environment) ? 1 : -1;
+}
+
+/**
+ * The project's, its groups' (parent groups first) and the instance's CI/CD variables a pipeline
+ * of the project sees, lowest precedence first: protected ones only on a protected ref; by
+ * environment scope (the job's environment, or none).
+ */
+export async function settingsVariables(
+  c: Container,
+  project: ProjectRow,
+  opts: { refProtected: boolean; environment: string | null },
+): Promise<JobVariable[]> {
+  const ns = await findNamespaceById(c.db, project.namespace_id);
+  const groupIds = ns && ns.kind === 'group' ? await selfAndAncestorIds(c, ns) : [];
+  const depth = new Map(groupIds.map((id, i) => [id, groupIds.length - i])); // root first
+  const rows = (await variablesOfOwners(c.db, project.id, groupIds))
+    .map((r) => ({ r, rank: scopeRank(r.environment_scope, opts.environment) }))
+    .filter(({ r, rank }) => rank >= 0 && (opts.refProtected || r.protected !== 1))
+    .sort(
+      (a, b) =>
+        OWNER_ORDER[a.r.owner_type]! - OWNER_ORDER[b.r.owner_type]! ||
+        (depth.get(a.r.owner_id) ?? 0) - (depth.get(b.r.owner_id) ?? 0) ||
+        a.rank - b.rank ||
+        a.r.id - b.r.id,
+    );
+  return rows.map(({ r }) => ({
+    key: r.key,
+    value: decryptSecret(c.config.secretKey, r.encrypted_value),
+    public: false,
+    file: r.variable_type === 'file',
+    masked: r.masked === 1,
+    raw: r.raw === 1,
+  }));
+}
+
+const given = (key: string, value: string, variableType: string): JobVariable => ({
+  key,
+  value,
+  public: false,
+  file: variableType === 'file',
+  masked: false,
+  raw: false,
+});
+
+/**
+ * Every variable of a job, lowest precedence first (a later key wins), as the reference builds
+ * them: CI_JOB_TOKEN and CI_REPOSITORY_URL (when the job's token is given), the predefined
+ * variables, the CI file's global and job variables, the instance's, groups' (parent groups
+ * first) and project's CI/CD variables, the pipeline's variables (API, trigger, schedule), the
+ * variables given when a manual job was played. The built-in runner runs jobs with this list;
+ * the runner API sends it as the job's `variables`. What only a runner knows (CI_PROJECT_DIR,
+ * CI_BUILDS_DIR, CI_RUNNER_*) is the runner's to add.
+ */
+export async function jobVariableList(
+  c: Container,
+  project: ProjectRow,
+  pipeline: PipelineRow,
+  job: JobRow,
+  token?: string,
+): Promise<JobVariable[]> {
+  const out: JobVariable[] = [];
+  // Predefined values (a commit message, a token) are never expanded: `raw`.
+  const pub = (key: string, value: string, raw = true): JobVariable => ({ key, value, public: true, file: false, masked: false, raw });
+  if (token !== undefined) {
+    const external = new URL(c.config.externalUrl);
+    out.push({ ...pub('CI_JOB_TOKEN', token), public: false, masked: true });
+    out.push({
+      ...pub(
+        'CI_REPOSITORY_URL',
+        `${external.protocol}//service-ci-token:${token}@${external.host}${external.pathname.replace(/\/$/, '')}/${project.full_path}.git`,
+      ),
+      public: false,
+    });
+  }
+  const predefined = await predefinedVariables(c, project, pipeline, job);
+  for (const [k, v] of Object.entries(predefined)) out.push(pub(k, v));
+  let options: { variables?: Record<string, unknown> } = {};
+  try {
+    options = JSON.parse(job.options) as typeof options;
+  } catch {
+    options = {};
+  }
+  for (const [k, v] of Object.entries(options.variables ?? {})) out.push(pub(k, String(v), false));
+  out.push(
+    ...(await settingsVariables(c, project, {
+      refProtected: predefined.CI_COMMIT_REF_PROTECTED === 'true',
+      environment: predefined.CI_ENVIRONMENT_NAME ?? null,
+    })),
+  );
+  for (const v of await pipelineVariables(c, pipeline.id)) out.push(given(v.key, v.value, v.variable_type));
+  for (const r of await jobVariableRows(c.db, job.id)) out.push(given(r.key, decryptSecret(c.config.secretKey, r.encrypted_value), r.variable_type));
+  return out;
 }
