@@ -385,6 +385,24 @@ export interface ProtectedBranchAccessLevelsTable {
   group_id: number | null;
 }
 
+/** Protected tags: a tag name or wildcard (migration 080). */
+export interface ProtectedTagsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Who may create a protected tag: a role, a user or a group (migration 080). */
+export interface ProtectedTagCreateAccessLevelsTable {
+  id: Generated<number>;
+  protected_tag_id: number;
+  access_level: number | null;
+  user_id: number | null;
+  group_id: number | null;
+}
+
 /** CI pipelines (migration 011). */
 export interface CiPipelinesTable {
   id: Generated<number>;
@@ -723,6 +741,8 @@ export interface DB {
   ci_triggers: CiTriggersTable;
   protected_branches: ProtectedBranchesTable;
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
+  protected_tags: ProtectedTagsTable;
+  protected_tag_create_access_levels: ProtectedTagCreateAccessLevelsTable;
   project_repository_statistics: ProjectRepositoryStatisticsTable;
   custom_attributes: CustomAttributesTable;
   events: EventsTable;

@@ -16,7 +16,7 @@ export type ErrorKind =
   | { kind: 'refused'; message: string }                  // 403 with the reference's own message (`error!(msg, 403)`)
   | { kind: 'insufficient_scope'; scopes: string[] }
   | { kind: 'conflict'; message: string | ValidationMessages }
-  | { kind: 'unprocessable'; message: string }
+  | { kind: 'unprocessable'; message: string | string[] }     // 422; a list is a record's full_messages
   | { kind: 'payload_too_large' }
   | { kind: 'method_not_allowed'; message: string | null }
   | { kind: 'precondition_failed' }
@@ -46,7 +46,7 @@ export const unauthorized = () => new DomainError({ kind: 'unauthorized' });
 export const forbidden = (reason: string | null = null) => new DomainError({ kind: 'forbidden', reason });
 export const insufficientScope = (scopes: string[]) => new DomainError({ kind: 'insufficient_scope', scopes });
 export const conflict = (message: string | ValidationMessages) => new DomainError({ kind: 'conflict', message });
-export const unprocessable = (message: string) => new DomainError({ kind: 'unprocessable', message });
+export const unprocessable = (message: string | string[]) => new DomainError({ kind: 'unprocessable', message });
 export const payloadTooLarge = () => new DomainError({ kind: 'payload_too_large' });
 export const methodNotAllowed = (message: string | null = null) => new DomainError({ kind: 'method_not_allowed', message });
 export const preconditionFailed = () => new DomainError({ kind: 'precondition_failed' });

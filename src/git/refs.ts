@@ -1,9 +1,9 @@
 // Branch plumbing: list branches with their commits in one git run, create and delete a ref
 // atomically (old-value checked), and which branches are merged into another. One git process
 // per operation, never one per branch. (The branches API lists through ref_files.ts, without git.)
-import { git, isSafeArg, safeArg } from './git.js';
+import { git, gitText, isSafeArg, safeArg } from './git.js';
 import type { CommitInfo } from './objects.js';
-import { ZERO_SHA } from './repository.js';
+import { gitDate, ZERO_SHA, type Person } from './repository.js';
 
 export const HEADS = 'refs/heads/';
 
@@ -156,3 +156,22 @@ export async function diffPaths(dir: string, oldSha: string, newSha: string, env
 export const TAGS = 'refs/tags/';
 
 
+
+/** An annotated tag object naming `commit`, written to the object store (no ref yet). Returns its sha. */
+export async function writeTagObject(dir: string, name: string, commit: string, message: string, tagger: Person): Promise<string> {
+  const clean = (s: string) => s.replace(/[<>\n]/g, '');
+  const body = `object ${safeArg(commit, 'commit')}\ntype commit\ntag ${safeArg(name, 'tag')}\ntagger ${clean(tagger.name)} <${clean(tagger.email)}> ${gitDate(tagger)}\n\n${message}\n`;
+  return gitText(['mktag'], { gitDir: dir, input: body });
+}
+
+/** Creates refs/tags/<name> at sha only if it does not exist yet. False when the tag already existed. */
+export async function createTagRef(dir: string, name: string, sha: string): Promise<boolean> {
+  const r = await git(['update-ref', '--', TAGS + safeArg(name, 'tag'), sha, ZERO_SHA], { gitDir: dir, okCodes: [128] });
+  return r.code === 0;
+}
+
+/** Deletes refs/tags/<name> if it still points at oldSha. False when it moved or vanished meanwhile. */
+export async function deleteTagRef(dir: string, name: string, oldSha: string): Promise<boolean> {
+  const r = await git(['update-ref', '-d', '--', TAGS + safeArg(name, 'tag'), oldSha], { gitDir: dir, okCodes: [128] });
+  return r.code === 0;
+}

@@ -14,8 +14,11 @@ export interface Person {
   date?: string;
 }
 
+/** A person's time as git writes it (seconds, UTC). */
+export const gitDate = (p: Person): string => `${Math.floor(Date.parse(p.date ?? nowDate().toISOString()) / 1000)} +0000`;
+
 function identityEnv(author: Person, committer: Person = author): Record<string, string> {
-  const date = (p: Person) => `${Math.floor(Date.parse(p.date ?? nowDate().toISOString()) / 1000)} +0000`;
+  const date = gitDate;
   return {
     GIT_AUTHOR_NAME: author.name,
     GIT_AUTHOR_EMAIL: author.email,

@@ -62,5 +62,5 @@ export const presentTag = (c: Container, v: TagView) => ({
   target: v.tag.target,
   commit: v.tag.commit ? presentCommit(c, { commit: v.tag.commit, project: v.project }) : null,
   release: null,
-  protected: false,
+  protected: v.protected,
 });

@@ -1,7 +1,7 @@
 // Content without git: commits from actions, commit readers, repository files and the tree.
 import { Type as T } from '@sinclair/typebox';
 import { createCommit, getCommit, getCommitDiff, listCommits } from '../../domain/repository/commits.js';
-import { getTag, listTags } from '../../domain/repository/tags.js';
+import { createTag, deleteTag, getTag, listTags } from '../../domain/repository/tags.js';
 import { createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
 import { listTree } from '../../domain/repository/tree.js';
 import { mapPage } from '../../domain/shared/page.js';
@@ -120,6 +120,27 @@ export const repositoryRoutes = [
     params: T.Object({ id: IdOrPath, tag_name: T.String() }),
     response: Tag,
     handler: async ({ c, actor, input }) => presentTag(c, await getTag(c, actor, input.id, input.tag_name)),
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/repository/tags',
+    tag: TAG,
+    summary: 'Create a tag at a ref (a message makes it annotated)',
+    params: T.Object({ id: IdOrPath, tag_name: T.String(), ref: T.String(), message: T.Optional(T.String()) }),
+    response: Tag,
+    handler: async ({ c, actor, input }) => {
+      const { id, ...rest } = input;
+      return presentTag(c, await createTag(c, actor, id, rest));
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/projects/:id/repository/tags/:tag_name',
+    tag: TAG,
+    summary: 'Delete a tag',
+    params: T.Object({ id: IdOrPath, tag_name: T.String() }),
+    status: 204,
+    handler: async ({ c, actor, input, ifUnmodifiedSince }) => deleteTag(c, actor, input.id, input.tag_name, ifUnmodifiedSince),
   }),
   route({
     method: 'GET',

@@ -25,6 +25,7 @@ import * as m040 from './040_project_import_export.js';
 import * as m041 from './041_project_import_source.js';
 import * as m075 from './075_ci_variables.js';
 import * as m076 from './076_ci_triggers.js';
+import * as m080 from './080_protected_tags.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '041_project_import_source': m041,
   '075_ci_variables': m075,
   '076_ci_triggers': m076,
+  '080_protected_tags': m080,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -19,6 +19,7 @@ import { ACCESS, type GroupAccess } from '../members/policy.js';
 import { featureAvailable, projectAccess, type ProjectAccess } from '../projects/policy.js';
 import type { FoundProject } from '../projects/find.js';
 import { canPushToBranch, anyEntryAllows, entriesFor, loadProtection, matchingRules } from '../protected_branches/policy.js';
+import { canCreateTag, loadTagProtection } from '../protected_tags/policy.js';
 
 export interface CiAccess {
   /** The actor's effective project role (0 for none or anonymous). */
@@ -129,11 +130,12 @@ export const canEraseJob = (a: CiAccess, actor: Actor, jobUserId: number | null)
 
 /**
  * The ref rule of Ci::PipelinePolicy/BuildPolicy: on a protected branch the user must be allowed to
- * push or merge to it; an unprotected branch or a tag needs developer access (`update`).
+ * push or merge to it; on a tag the user must be allowed to create it (a protected tag's create
+ * entries); an unprotected branch needs developer access (`update`).
  */
 export async function canUpdateRef(c: Container, actor: Actor, project: ProjectRow, a: CiAccess, ref: string, tag: boolean): Promise<boolean> {
   if (!a.update) return false;
-  if (tag) return true;
+  if (tag) return canCreateTag(c, { actor, access: a.project }, project, await loadTagProtection(c, project.id), ref);
   const set = await loadProtection(c, project.id);
   const rules = matchingRules(set, ref);
   if (rules.length === 0) return true;

@@ -15,6 +15,7 @@ import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { REFERENCE_API_LEVEL } from '../../version.js';
 import { selfAndAncestorIds, visibilityName } from '../members/policy.js';
 import { loadProtection, matchingRules } from '../protected_branches/policy.js';
+import { isProtectedTag, loadTagProtection } from '../protected_tags/policy.js';
 import { getSettings } from '../settings/service.js';
 import { decryptSecret } from '../shared/encryption.js';
 
@@ -124,7 +125,7 @@ function userVariables(u: UserRow | undefined): Record<string, string> {
 }
 
 async function refProtected(c: Container, p: ProjectRow, ref: string, tag: boolean): Promise<boolean> {
-  if (tag) return false; // Anvil has no protected tags
+  if (tag) return isProtectedTag(await loadTagProtection(c, p.id), ref);
   return matchingRules(await loadProtection(c, p.id), ref).length > 0;
 }
 

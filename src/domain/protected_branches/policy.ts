@@ -26,6 +26,9 @@ export const HUMAN_ACCESS_LEVELS: Record<number, string> = {
 
 export type AccessKind = 'push' | 'merge' | 'unprotect';
 
+/** An entry as stored (of a protected branch or tag): a role, a user or a group. */
+export type AccessSpec = Pick<AccessEntryRow, 'access_level' | 'user_id' | 'group_id'>;
+
 export const isWildcard = (name: string): boolean => name.includes('*');
 
 function wildcardRegex(name: string): RegExp {
@@ -48,20 +51,29 @@ export interface ProtectionSet {
 
 export async function loadProtection(c: Container, projectId: number): Promise<ProtectionSet> {
   const rules = await protectedBranchesOf(c.db, projectId);
-  const entries = new Map<number, AccessEntryRow[]>();
-  for (const e of await accessEntriesOf(c.db, rules.map((r) => r.id))) {
-    const list = entries.get(e.protected_branch_id) ?? [];
-    list.push(e);
-    entries.set(e.protected_branch_id, list);
-  }
-  return { rules, entries };
+  return { rules, entries: groupBy(await accessEntriesOf(c.db, rules.map((r) => r.id)), (e) => e.protected_branch_id) };
 }
 
-/** The rules that apply to a branch: the exact name first, then matching wildcards in creation order. */
-export function matchingRules(set: ProtectionSet, branch: string): ProtectedBranchRow[] {
-  const exact = set.rules.filter((r) => r.name === branch);
-  const wild = set.rules.filter((r) => r.name !== branch && ruleMatches(r.name, branch));
+/** The rules (of branches or tags) that apply to a ref: the exact name first, then matching wildcards in creation order. */
+export function rulesFor<R extends { name: string }>(rules: R[], ref: string): R[] {
+  const exact = rules.filter((r) => r.name === ref);
+  const wild = rules.filter((r) => r.name !== ref && ruleMatches(r.name, ref));
   return [...exact, ...wild];
+}
+
+/** The rules that apply to a branch. */
+export const matchingRules = (set: ProtectionSet, branch: string): ProtectedBranchRow[] => rulesFor(set.rules, branch);
+
+/** Rows grouped by one of their columns (a rule's entries by the rule's id), in their order. */
+export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list) list.push(row);
+    else out.set(k, [row]);
+  }
+  return out;
 }
 
 export const entriesFor = (set: ProtectionSet, rules: ProtectedBranchRow[], kind: AccessKind): AccessEntryRow[] =>
@@ -80,7 +92,7 @@ export interface Pusher {
  * at least that role — administrators pass role entries too (push_code is theirs); a user entry
  * names the user; a group entry needs membership of that group (inherited from above counts).
  */
-export async function entryAllows(c: Container, who: Pusher, e: AccessEntryRow): Promise<boolean> {
+export async function entryAllows(c: Container, who: Pusher, e: AccessSpec): Promise<boolean> {
   const { admin, level: role } = who.access;
   if (e.user_id !== null) return e.user_id === who.actor.user.id;
   if (e.group_id !== null) {
@@ -93,7 +105,7 @@ export async function entryAllows(c: Container, who: Pusher, e: AccessEntryRow):
   return admin || (role >= ACCESS.DEVELOPER && role >= level);
 }
 
-export async function anyEntryAllows(c: Container, who: Pusher, entries: AccessEntryRow[]): Promise<boolean> {
+export async function anyEntryAllows(c: Container, who: Pusher, entries: AccessSpec[]): Promise<boolean> {
   for (const e of entries) if (await entryAllows(c, who, e)) return true;
   return false;
 }

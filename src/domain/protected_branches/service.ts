@@ -11,13 +11,12 @@ import {
   insertProtectedBranch,
   pageProtectedBranches,
   updateProtectedBranch,
-  type AccessEntryRow,
   type NewAccessEntry,
   type ProtectedBranchRow,
 } from '../../db/repos/protected_branches.js';
 import { findUserById } from '../../db/repos/users.js';
 import { actingAs, type Actor } from '../auth/actor.js';
-import { conflict, exactError, forbidden, recordNotFound } from '../errors.js';
+import { conflict, forbidden, recordNotFound, unprocessable } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
 import { canAdminProject, projectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
@@ -25,7 +24,7 @@ import { getSettings } from '../settings/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { nowIso } from '../shared/time.js';
-import { HUMAN_ACCESS_LEVELS, type AccessKind } from './policy.js';
+import { HUMAN_ACCESS_LEVELS, type AccessKind, type AccessSpec } from './policy.js';
 
 export interface AccessEntryView {
   access_level: number | null;
@@ -61,16 +60,18 @@ export interface ProtectInput {
 }
 
 
-/** Protected branches are for maintainers and above (the reference's authorize_admin_project). */
-async function managedProject(c: Container, actor: Actor, idOrPath: number | string): Promise<ProjectRow> {
+/** Protected branches and tags are for maintainers and above (the reference's authorize_admin_project). */
+export async function managedProject(c: Container, actor: Actor, idOrPath: number | string): Promise<ProjectRow> {
   const { row, access } = await findProject(c, actor, idOrPath);
   if (!canAdminProject(access)) throw forbidden();
   return row;
 }
 
-/** Rows with their entries, described as the reference's humanize does (a user's or group's name). */
-async function views(c: Container, rows: ProtectedBranchRow[]): Promise<ProtectedBranchView[]> {
-  const entries = await accessEntriesOf(c.db, rows.map((r) => r.id));
+/**
+ * Describes entries as the reference's humanize does (a user's or group's name, else the role's
+ * words); reads each named user and group once.
+ */
+export async function entryDescriber(c: Container, entries: AccessSpec[]): Promise<(e: AccessSpec) => AccessEntryView> {
   const userIds = [...new Set(entries.flatMap((e) => (e.user_id !== null ? [e.user_id] : [])))];
   const groupIds = [...new Set(entries.flatMap((e) => (e.group_id !== null ? [e.group_id] : [])))];
   const users = new Map<number, string>();
@@ -79,13 +80,19 @@ async function views(c: Container, rows: ProtectedBranchRow[]): Promise<Protecte
     if (u) users.set(id, u.name);
   }
   const groups = new Map((await findNamespacesByIds(c.db, groupIds)).map((g) => [g.id, g.name] as const));
-  const describe = (e: AccessEntryRow): AccessEntryView => ({
+  return (e) => ({
     access_level: e.access_level,
     access_level_description:
       e.user_id !== null ? (users.get(e.user_id) ?? '') : e.group_id !== null ? (groups.get(e.group_id) ?? '') : (HUMAN_ACCESS_LEVELS[e.access_level ?? 0] ?? ''),
     user_id: e.user_id,
     group_id: e.group_id,
   });
+}
+
+/** Rows with their entries, described. */
+async function views(c: Container, rows: ProtectedBranchRow[]): Promise<ProtectedBranchView[]> {
+  const entries = await accessEntriesOf(c.db, rows.map((r) => r.id));
+  const describe = await entryDescriber(c, entries);
   return rows.map((row) => {
     const of = (kind: AccessKind) => entries.filter((e) => e.protected_branch_id === row.id && e.kind === kind).map(describe);
     return { row, push: of('push'), merge: of('merge'), unprotect: of('unprotect') };
@@ -118,8 +125,40 @@ const LABEL: Record<AccessKind, string> = { push: 'Push access levels', merge: '
  * The entries of one kind, as the reference's AccessLevelParams builds them: the `<kind>_access_level`
  * role when given, else the default maintainer role unless `allowed_to_<kind>` lists entries;
  * then those entries. A user must be a member of the project, a group must have the project
- * shared with it; otherwise the reference's validation messages.
+ * shared with it; otherwise the reference's validation messages, starting with `label`
+ * (`Push access levels`, `Create access levels`).
  */
+export async function accessEntriesFromParams(
+  c: Container,
+  project: ProjectRow,
+  label: string,
+  level: number | undefined,
+  allowed: AccessRequest[] | undefined,
+  errors: string[],
+): Promise<AccessSpec[]> {
+  const out: AccessSpec[] = [];
+  const list = allowed ?? [];
+  if (level !== undefined) out.push({ access_level: level, user_id: null, group_id: null });
+  else if (list.length === 0) out.push({ access_level: ACCESS.MAINTAINER, user_id: null, group_id: null });
+  for (const a of list) {
+    if (a.user_id !== undefined) {
+      const user = await findUserById(c.db, a.user_id);
+      const level = user ? (await projectAccess(c, actingAs(user), project)).level : 0;
+      if (level <= ACCESS.NONE) errors.push(`${label} user is not a member of the project`);
+      else out.push({ access_level: null, user_id: a.user_id, group_id: null });
+    } else if (a.group_id !== undefined) {
+      const group = await findNamespaceById(c.db, a.group_id);
+      if (!group || !(await findGroupLink(c.db, project.id, a.group_id))) errors.push(`${label} group does not have access to the project`);
+      else out.push({ access_level: null, user_id: null, group_id: a.group_id });
+    } else if (a.access_level !== undefined) {
+      if (!out.some((e) => e.access_level === a.access_level && e.user_id === null && e.group_id === null)) {
+        out.push({ access_level: a.access_level, user_id: null, group_id: null });
+      }
+    }
+  }
+  return out;
+}
+
 async function entriesOf(
   c: Container,
   project: ProjectRow,
@@ -128,27 +167,7 @@ async function entriesOf(
   allowed: AccessRequest[] | undefined,
   errors: string[],
 ): Promise<NewAccessEntry[]> {
-  const out: NewAccessEntry[] = [];
-  const list = allowed ?? [];
-  if (level !== undefined) out.push({ kind, access_level: level, user_id: null, group_id: null });
-  else if (list.length === 0) out.push({ kind, access_level: ACCESS.MAINTAINER, user_id: null, group_id: null });
-  for (const a of list) {
-    if (a.user_id !== undefined) {
-      const user = await findUserById(c.db, a.user_id);
-      const level = user ? (await projectAccess(c, actingAs(user), project)).level : 0;
-      if (level <= ACCESS.NONE) errors.push(`${LABEL[kind]} user is not a member of the project`);
-      else out.push({ kind, access_level: null, user_id: a.user_id, group_id: null });
-    } else if (a.group_id !== undefined) {
-      const group = await findNamespaceById(c.db, a.group_id);
-      if (!group || !(await findGroupLink(c.db, project.id, a.group_id))) errors.push(`${LABEL[kind]} group does not have access to the project`);
-      else out.push({ kind, access_level: null, user_id: null, group_id: a.group_id });
-    } else if (a.access_level !== undefined) {
-      if (!out.some((e) => e.access_level === a.access_level && e.user_id === null && e.group_id === null)) {
-        out.push({ kind, access_level: a.access_level, user_id: null, group_id: null });
-      }
-    }
-  }
-  return out;
+  return (await accessEntriesFromParams(c, project, LABEL[kind], level, allowed, errors)).map((e) => ({ ...e, kind }));
 }
 
 /** POST /projects/:id/protected_branches: 409 when the name is protected already (also under a race). */
@@ -163,7 +182,7 @@ export async function protectBranch(c: Container, actor: Actor, idOrPath: number
     ...(await entriesOf(c, project, 'merge', input.merge_access_level, input.allowed_to_merge, errors)),
     ...(await entriesOf(c, project, 'unprotect', input.unprotect_access_level, input.allowed_to_unprotect, errors)),
   ];
-  if (errors.length) throw exactError(422, { message: errors });
+  if (errors.length) throw unprocessable(errors);
   const now = nowIso();
   const row = await insertProtectedBranch(
     c.db,

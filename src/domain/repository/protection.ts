@@ -1,14 +1,15 @@
 // THE check for every ref change, whatever its path (git push over HTTP, commits API, files API,
-// branch create/delete API). Callers collect the updates and call checkRefUpdates before git
+// branch and tag create/delete API). Callers collect the updates and call checkRefUpdates before git
 // moves any ref; a refusal throws pushRefused(<message shown to the user>) and changes nothing.
 import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import { branchesContaining, diffPaths, fileAt, HEADS } from '../../git/refs.js';
+import { branchesContaining, diffPaths, fileAt, HEADS, TAGS } from '../../git/refs.js';
 import { ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { pushRefused } from '../errors.js';
 import { canDeleteProtectedBranch, canPushCode, projectAccess } from '../projects/policy.js';
 import { codeOwnerPatternsMatched, parseCodeOwners } from '../protected_branches/code_owners.js';
+import { canCreateTag, isProtectedTag, loadTagProtection } from '../protected_tags/policy.js';
 import { anyEntryAllows, entriesFor, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
 import { repositoryDir } from './service.js';
 
@@ -50,6 +51,15 @@ export const REF_MESSAGES = {
   hexBranchName: 'You cannot create a branch with a 40-character hexadecimal branch name.',
 } as const;
 
+/** The reference's tag check messages (lib/gitlab/checks/tag_check.rb). */
+export const TAG_MESSAGES = {
+  updateProtected: 'Protected tags cannot be updated.',
+  deleteProtected: 'You are not allowed to delete protected tags from this project. Only a project maintainer or owner can delete a protected tag.',
+  nonWebDeleteProtected: 'You can only delete protected tags using the web interface.',
+  createProtected: 'You are not allowed to create this tag as it is protected.',
+  defaultBranchCollision: 'You cannot use default branch name to create a tag',
+} as const;
+
 /**
  * Refuses updates the actor may not make. Base rules: archived projects refuse every push;
  * pushing needs developer access. Then, per branch update, the reference's branch checks: the
@@ -69,11 +79,13 @@ export async function checkRefUpdates(c: Container, actor: Actor, project: Proje
   const access = await projectAccess(c, actor, project);
   if (!canPushCode(project, access)) throw pushRefused('You are not allowed to push code to this project.');
 
+  const via = opts.via ?? 'git';
+  const who: Pusher = { actor, access };
+  await checkTagUpdates(c, who, project, updates.filter((u) => u.ref.startsWith(TAGS)), via);
+
   const branchUpdates = updates.filter((u) => u.ref.startsWith(HEADS));
   if (branchUpdates.length === 0) return;
-  const via = opts.via ?? 'git';
   const set = await loadProtection(c, project.id);
-  const who: Pusher = { actor, access };
   const dir = repositoryDir(c, project.id);
 
   for (const u of branchUpdates) {
@@ -110,6 +122,29 @@ export async function checkRefUpdates(c: Container, actor: Actor, project: Proje
       const matched = await codeOwnerMatches(dir, u.oldSha, paths);
       if (matched.length) throw pushRefused(codeOwnersMessage(matched));
     }
+  }
+}
+
+/**
+ * The reference's tag checks: a new tag may not take the default branch's name; a protected tag
+ * (any matching rule) is never moved; it is deleted only by maintainers and only through the API;
+ * and whoever creates or deletes it must be allowed to create it (a create entry lets them through).
+ */
+async function checkTagUpdates(c: Container, who: Pusher, project: ProjectRow, updates: RefUpdate[], via: 'web' | 'git'): Promise<void> {
+  if (updates.length === 0) return;
+  const set = await loadTagProtection(c, project.id);
+  for (const u of updates) {
+    const tag = u.ref.slice(TAGS.length);
+    const creation = u.oldSha === ZERO_SHA;
+    const deletion = u.newSha === ZERO_SHA;
+    if (creation && tag === project.default_branch) throw pushRefused(TAG_MESSAGES.defaultBranchCollision);
+    if (!isProtectedTag(set, tag)) continue;
+    if (!creation && !deletion) throw pushRefused(TAG_MESSAGES.updateProtected);
+    if (deletion) {
+      if (!canDeleteProtectedBranch(who.access)) throw pushRefused(TAG_MESSAGES.deleteProtected);
+      if (via !== 'web') throw pushRefused(TAG_MESSAGES.nonWebDeleteProtected);
+    }
+    if (!(await canCreateTag(c, who, project, set, tag))) throw pushRefused(TAG_MESSAGES.createProtected);
   }
 }
 

@@ -1,17 +1,28 @@
-// The tags API: a project's tags with their commits, searched, ordered and paged as the reference's.
+// The tags API: a project's tags with their commits, searched, ordered and paged as the reference's;
+// created (lightweight, or annotated with a message) and deleted through the ref checks, like a push.
 import type { Container } from '../context.js';
+import { createTagRef, deleteTagRef, isValidBranchName, TAGS, writeTagObject } from '../../git/refs.js';
 import { listTags as gitTags, type TagInfo } from '../../git/ref_files.js';
+import { resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { branchSearch } from '../branches/service.js';
-import { notFound } from '../errors.js';
+import { apiError, forbidden, notFound } from '../errors.js';
+import { canDeleteProtectedBranch, canPushCode } from '../projects/policy.js';
+import { isProtectedTag, loadTagProtection, type TagProtectionSet } from '../protected_tags/policy.js';
+import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import { readableRepository } from './commits.js';
+import { readableRepository, type RepositoryRef } from './commits.js';
+import { checkRefUpdates, type RefUpdate } from './protection.js';
+import { publishRefChanges } from './ref_changes.js';
 
 export interface TagView {
   tag: TagInfo;
   project: ProjectRow;
+  protected: boolean;
 }
+
+const viewOf = (repo: RepositoryRef, set: TagProtectionSet, tag: TagInfo): TagView => ({ tag, project: repo.row, protected: isProtectedTag(set, tag.name) });
 
 export interface ListTagsInput {
   order_by?: 'name' | 'updated' | 'version';
@@ -41,8 +52,9 @@ export async function listTags(c: Container, actor: Actor | null, idOrPath: numb
   if ((input.sort ?? 'desc') === 'desc') tags.reverse();
   const perPage = page.perPage;
   const start = page.kind === 'offset' ? (page.page - 1) * perPage : 0;
+  const set = await loadTagProtection(c, repo.row.id);
   return {
-    items: tags.slice(start, start + perPage).map((tag) => ({ tag, project: repo.row })),
+    items: tags.slice(start, start + perPage).map((tag) => viewOf(repo, set, tag)),
     total: tags.length,
     hasNext: start + perPage < tags.length,
   };
@@ -52,5 +64,54 @@ export async function getTag(c: Container, actor: Actor | null, idOrPath: number
   const repo = await readableRepository(c, actor, idOrPath);
   const tag = (await gitTags(repo.dir)).find((t) => t.name === name);
   if (!tag) throw notFound('Tag');
-  return { tag, project: repo.row };
+  return viewOf(repo, await loadTagProtection(c, repo.row.id), tag);
+}
+
+export interface CreateTagInput {
+  tag_name: string;
+  ref: string;
+  message?: string;
+}
+
+/** Names the reference's GitRefValidator refuses: git's own rules, and no `refs/…` names. */
+const validTagName = (name: string): boolean => isValidBranchName(name) && !name.startsWith('refs/');
+
+/**
+ * POST /projects/:id/repository/tags (admin_tag: developers and up). A message makes an annotated
+ * tag. The reference's Tags::CreateService answers its refusals as 400 with a message: an invalid
+ * name, a taken name, an unknown target, or the ref check's words (a protected tag).
+ */
+export async function createTag(c: Container, actor: Actor, idOrPath: number | string, input: CreateTagInput): Promise<TagView> {
+  const repo = await readableRepository(c, actor, idOrPath);
+  if (!canPushCode(repo.row, repo.access)) throw forbidden();
+  if (!validTagName(input.tag_name)) throw apiError('Tag name invalid');
+  if (await resolveRevision(repo.dir, TAGS + input.tag_name)) throw apiError(`Tag ${input.tag_name} already exists`);
+  const commit = await resolveRevision(repo.dir, input.ref);
+  if (!commit) throw apiError(`Target ${input.ref} is invalid`);
+  const message = input.message?.trim() ?? '';
+  const tagger = { name: actor.user.name, email: actor.user.commit_email || actor.user.email };
+  const sha = message ? await writeTagObject(repo.dir, input.tag_name, commit, message, tagger) : commit;
+  const update: RefUpdate = { ref: TAGS + input.tag_name, oldSha: ZERO_SHA, newSha: sha, force: false };
+  await checkRefUpdates(c, actor, repo.row, [update], { via: 'web' });
+  if (!(await createTagRef(repo.dir, input.tag_name, sha))) throw apiError(`Tag ${input.tag_name} already exists`);
+  await publishRefChanges(c, actor, repo.row, [update]);
+  return getTag(c, actor, repo.row.id, input.tag_name);
+}
+
+/**
+ * DELETE /projects/:id/repository/tags/:tag_name: 404 for an unknown tag; delete_tag (developers,
+ * and maintainers for a protected tag) else 403; If-Unmodified-Since against the commit's authored
+ * date; then the ref checks (a protected tag needs create rights too).
+ */
+export async function deleteTag(c: Container, actor: Actor, idOrPath: number | string, name: string, ifUnmodifiedSince: Date | null): Promise<void> {
+  const repo = await readableRepository(c, actor, idOrPath);
+  const tag = (await gitTags(repo.dir)).find((t) => t.name === name);
+  if (!tag) throw notFound('Tag');
+  const set = await loadTagProtection(c, repo.row.id);
+  if (!canPushCode(repo.row, repo.access) || (isProtectedTag(set, name) && !canDeleteProtectedBranch(repo.access))) throw forbidden();
+  if (tag.commit) checkUnmodifiedSince(tag.commit.authoredDate, ifUnmodifiedSince);
+  const update: RefUpdate = { ref: TAGS + name, oldSha: tag.target, newSha: ZERO_SHA, force: false };
+  await checkRefUpdates(c, actor, repo.row, [update], { via: 'web' });
+  if (!(await deleteTagRef(repo.dir, name, tag.target))) throw apiError('Failed to remove tag');
+  await publishRefChanges(c, actor, repo.row, [update]);
 }
