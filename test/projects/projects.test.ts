@@ -17,8 +17,12 @@ const FULL_KEYS = [
   'permissions', 'public_jobs', 'remove_source_branch_after_merge', 'request_access_enabled', 'resolve_outdated_diff_discussions',
   'restrict_user_defined_variables', 'security_and_compliance_access_level', 'shared_runners_enabled', 'shared_with_groups',
   'snippets_enabled', 'squash_commit_template', 'squash_option', 'suggestion_commit_message', 'visibility', 'wiki_enabled',
+  // [adv]
+  'approvals_before_merge', 'auto_devops_deploy_strategy', 'auto_devops_enabled', 'external_authorization_classification_label',
+  'mirror', 'packages_enabled', 'service_desk_address', 'service_desk_enabled',
 ].sort();
-const FULL_KEYS_ADMIN = [...FULL_KEYS, 'runners_token'].sort();
+/** As a maintainer or owner sees it (an administrator also gets `repository_storage`). */
+const FULL_KEYS_MAINTAINER = [...FULL_KEYS, 'runners_token'].sort();
 
 const enc = encodeURIComponent;
 
@@ -37,7 +41,7 @@ for (const dialect of DIALECTS) {
         assert.equal(r.status, 201);
         assert.equal(r.headers['content-type'], 'application/json');
         const p = r.body;
-        assert.deepEqual(keysOf(p), FULL_KEYS_ADMIN);
+        assert.deepEqual(keysOf(p), FULL_KEYS_MAINTAINER);
         assert.equal(p.path, 'my-project');
         assert.equal(p.name, 'My Project');
         assert.equal(p.path_with_namespace, 'alice/my-project');
@@ -226,7 +230,7 @@ for (const dialect of DIALECTS) {
         const byPath = await t.get(`/api/v4/projects/${enc('carol/pub')}`, u.token);
         assert.equal(byPath.status, 200);
         assert.equal(byPath.body.id, pub.id);
-        assert.deepEqual(keysOf(byPath.body), FULL_KEYS_ADMIN);
+        assert.deepEqual(keysOf(byPath.body), FULL_KEYS_MAINTAINER);
         const anon = await t.get(`/api/v4/projects/${pub.id}`, null);
         assert.equal(anon.status, 200);
         assert.deepEqual(keysOf(anon.body), SIMPLE_KEYS);
@@ -256,7 +260,7 @@ for (const dialect of DIALECTS) {
         });
         assert.equal(r.body.license, null);
         assert.equal(r.body.license_url, null);
-        assert.deepEqual(keysOf(r.body), [...FULL_KEYS_ADMIN, 'license', 'license_url', 'statistics'].sort());
+        assert.deepEqual(keysOf(r.body), [...FULL_KEYS_MAINTAINER, 'license', 'license_url', 'statistics'].sort());
         const stranger = await t.createUser();
         const s = await t.get(`/api/v4/projects/${p.id}?statistics=true`, stranger.token);
         assert.equal(s.body.statistics, undefined);

@@ -5,6 +5,7 @@ import { visibilityName } from '../../domain/members/policy.js';
 import { canAdminProject, canCreateMergeRequestIn, canReadStatistics, featureAvailable } from '../../domain/projects/policy.js';
 import type { ProjectView } from '../../domain/projects/service.js';
 import type { ProjectAny, ProjectSimple } from './schemas.js';
+import { REPOSITORY_STORAGES } from '../../domain/settings/definitions.js';
 
 /** Until notification settings exist everyone is on the default level, `global`. */
 const NOTIFICATION_GLOBAL = 3;
@@ -104,6 +105,15 @@ export function presentProject(c: Container, v: ProjectView): Static<typeof Proj
     marked_for_deletion_at: p.marked_for_deletion_on,
     marked_for_deletion_on: p.marked_for_deletion_on,
     container_registry_image_prefix: `${c.config.externalHost}/${simple.path_with_namespace.toLowerCase()}`,
+    // [adv] features no project uses here; the mirror's own fields appear only on a mirror, as in the reference.
+    approvals_before_merge: 0,
+    auto_devops_enabled: v.autoDevopsEnabled,
+    auto_devops_deploy_strategy: 'continuous',
+    mirror: false,
+    external_authorization_classification_label: null,
+    packages_enabled: true,
+    service_desk_enabled: false,
+    service_desk_address: null,
     _links: {
       self: api,
       ...(issues ? { issues: `${api}/issues` } : {}),
@@ -116,6 +126,7 @@ export function presentProject(c: Container, v: ProjectView): Static<typeof Proj
     },
   };
   if (canAdminProject(a) && p.runners_token) out.runners_token = p.runners_token;
+  if (a.admin) out.repository_storage = REPOSITORY_STORAGES[0];
   if (v.withLicense) {
     // No repository, so no license file: the reference answers null for both.
     out.license_url = null;

@@ -15,7 +15,7 @@ import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProject } from './present.js';
 import { fileParam } from './uploads_routes.js';
-import { CreateProjectParams, keysetById, LIST_PARAMS, ProjectAny, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
+import { ALL_PROJECTS_PARAMS, CreateProjectParams, keysetById, LIST_PARAMS, ProjectAny, USER_PROJECTS_PARAMS, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
 
 const TAG = 'projects';
 
@@ -26,7 +26,7 @@ export const projectRoutes = [
     tag: TAG,
     summary: 'Projects visible to the caller',
     auth: 'optional',
-    params: T.Object(LIST_PARAMS),
+    params: T.Object(ALL_PROJECTS_PARAMS),
     response: ProjectAny,
     paginated: true,
     keyset: keysetById,
@@ -113,7 +113,7 @@ export const projectRoutes = [
     tag: TAG,
     summary: "Projects in a user's personal namespace",
     auth: 'optional',
-    params: T.Object({ user_id: T.String(), ...LIST_PARAMS }),
+    params: T.Object(USER_PROJECTS_PARAMS),
     response: ProjectAny,
     paginated: true,
     keyset: keysetById,

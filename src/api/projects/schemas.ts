@@ -94,6 +94,15 @@ const FULL_FIELDS = {
   marked_for_deletion_at: Nullable(T.String()),
   marked_for_deletion_on: Nullable(T.String()),
   container_registry_image_prefix: T.String(),
+  // [adv]: the reference's values for a project that uses none of these features.
+  approvals_before_merge: T.Integer(),
+  auto_devops_enabled: T.Boolean(),
+  auto_devops_deploy_strategy: T.String(),
+  mirror: T.Boolean(),
+  external_authorization_classification_label: Nullable(T.String()),
+  packages_enabled: T.Boolean(),
+  service_desk_enabled: T.Boolean(),
+  service_desk_address: Nullable(T.String()),
   _links: T.Object({
     self: T.String(),
     // Only while the feature is available to the caller, as the reference's entity.
@@ -111,6 +120,8 @@ const FULL_FIELDS = {
 const CONDITIONAL_FIELDS = {
   /** Maintainers and above. */
   runners_token: T.Optional(T.String()),
+  /** Administrators ([adv]; the one storage). */
+  repository_storage: T.Optional(T.String()),
   /** `license=true` on GET /projects/:id. */
   license_url: T.Optional(Nullable(T.String())),
   license: T.Optional(
@@ -205,6 +216,8 @@ export const ORDER_BY = [
   'id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity',
   'repository_size', 'storage_size', 'packages_size', 'wiki_size',
 ] as const;
+/** GET /users/:user_id/projects orders by neither similarity nor a size (the spec). */
+const USER_ORDER_BY = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 
 /** Filters of the project lists (the reference's collection_params, filter_params, statistics_params). */
 /** Project lists offer keyset pages when ordered by id only, as in the reference. */
@@ -233,4 +246,18 @@ export const LIST_PARAMS = {
   statistics: T.Optional(T.Boolean()),
   order_by: T.Optional(OneOf(ORDER_BY, { default: 'created_at' })),
   sort: T.Optional(OneOf(['asc', 'desc'] as const, { default: 'desc' })),
+};
+
+/** GET /projects alone: the [adv] checksum filters (default false). */
+export const ALL_PROJECTS_PARAMS = {
+  ...LIST_PARAMS,
+  repository_checksum_failed: T.Optional(T.Boolean({ default: false })),
+  wiki_checksum_failed: T.Optional(T.Boolean({ default: false })),
+};
+
+/** GET /users/:user_id/projects: the list filters with fewer orderings. */
+export const USER_PROJECTS_PARAMS = {
+  user_id: T.String(),
+  ...LIST_PARAMS,
+  order_by: T.Optional(OneOf(USER_ORDER_BY, { default: 'created_at' })),
 };

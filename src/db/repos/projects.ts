@@ -129,7 +129,20 @@ export interface AuthorizedScope {
   personalNamespaceId: number | null;
 }
 
-export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'similarity';
+const STATISTICS_ORDERS = ['repository_size', 'storage_size', 'packages_size', 'wiki_size'] as const;
+export type StatisticsOrder = (typeof STATISTICS_ORDERS)[number];
+export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'similarity' | StatisticsOrder;
+
+export const isStatisticsOrder = (o: string): o is StatisticsOrder => (STATISTICS_ORDERS as readonly string[]).includes(o);
+
+/**
+ * The size a statistics ordering sorts by: a repository's bytes (its storage is nothing else
+ * here), 0 before they are first computed. Packages and wikis do not exist: all 0, so id decides.
+ */
+function statisticsSize(o: StatisticsOrder) {
+  if (o === 'packages_size' || o === 'wiki_size') return null;
+  return sql<number>`COALESCE((SELECT s.repository_size FROM project_repository_statistics s WHERE s.project_id = projects.id), 0)`;
+}
 
 export interface ProjectListFilter {
   scope: ProjectVisibilityScope;
@@ -253,6 +266,10 @@ export async function pageProjects(
     q = f.search
       ? q.orderBy(similarityScore(f.search), 'desc').orderBy('projects.id', 'desc')
       : q.orderBy('projects.name', 'asc').orderBy('projects.id', f.sort);
+  } else if (isStatisticsOrder(f.orderBy)) {
+    const size = statisticsSize(f.orderBy);
+    if (size) q = q.orderBy(size, f.sort);
+    q = q.orderBy('projects.id', f.sort);
   } else {
     if (f.orderBy !== 'id') q = q.orderBy(`projects.${f.orderBy}`, f.sort);
     q = q.orderBy('projects.id', f.sort);

@@ -22,6 +22,7 @@ import {
   projectTaken,
   updateProject as updateProjectRow,
   type ProjectListFilter,
+  isStatisticsOrder,
   type ProjectOrder,
   type ProjectPatch,
   type ProjectRow,
@@ -102,6 +103,8 @@ export interface ProjectView {
   /** With `withStatistics` and read_statistics: the cached repository figures (null until first computed). */
   repositoryStatistics?: RepositoryStatisticsRow | null;
   withLicense: boolean;
+  /** Auto DevOps, which a project has only implicitly: the instance's `auto_devops_enabled` (full form). */
+  autoDevopsEnabled: boolean;
   /** Present when an admin asked `with_custom_attributes`. */
   customAttributes?: CustomAttributeView[];
 }
@@ -162,6 +165,7 @@ async function buildViews(
   // One project's figures are computed now if never cached (bounded: once per project); a longer list's missing ones are queued.
   const readable = rows.filter((row) => access.get(row.id)!.canRead).map((row) => row.id);
   const stats = opts.statistics ? await repositoryStatistics(c, readable, { computeMissing: rows.length === 1 }) : null;
+  const autoDevopsEnabled = opts.full && (await getSettings(c)).auto_devops_enabled;
 
   return rows.map((row) => {
     const x = contextOf(row);
@@ -181,6 +185,7 @@ async function buildViews(
       withStatistics: !!opts.statistics,
       repositoryStatistics: stats ? (stats.get(row.id) ?? null) : undefined,
       withLicense: !!opts.license,
+      autoDevopsEnabled,
     };
   });
 }
@@ -543,7 +548,6 @@ export async function transferProject(c: Container, actor: Actor, idOrPath: numb
 // ---- lists ----
 
 export const OFFSET_LIMIT = 50_000;
-const STATISTICS_ORDERS = ['repository_size', 'storage_size', 'packages_size', 'wiki_size'] as const;
 
 export interface ListProjectsInput {
   archived?: boolean;
@@ -564,11 +568,13 @@ export interface ListProjectsInput {
   with_issues_enabled?: boolean;
   with_merge_requests_enabled?: boolean;
   with_programming_language?: string;
+  repository_checksum_failed?: boolean;
+  wiki_checksum_failed?: boolean;
   simple?: boolean;
   statistics?: boolean;
   custom_attributes?: Record<string, unknown>;
   with_custom_attributes?: boolean;
-  order_by: ProjectOrder | (typeof STATISTICS_ORDERS)[number];
+  order_by: ProjectOrder;
   sort: 'asc' | 'desc';
 }
 
@@ -595,11 +601,8 @@ export async function listWith(
     });
   }
   const admin = isAdmin(actor);
-  // Size orderings are for admins; everyone else gets the default order. Sizes are all zero until
-  // repositories exist, so for admins they order by id alone.
-  let orderBy: ProjectOrder = 'created_at';
-  if ((STATISTICS_ORDERS as readonly string[]).includes(input.order_by)) orderBy = admin ? 'id' : 'created_at';
-  else orderBy = input.order_by as ProjectOrder;
+  // Size orderings (by the project's statistics) are for admins; everyone else gets the default order.
+  const orderBy: ProjectOrder = isStatisticsOrder(input.order_by) && !admin ? 'created_at' : input.order_by;
 
   const f: ProjectListFilter = {
     scope: { kind: 'public' },
@@ -633,6 +636,8 @@ export async function listWith(
   }
   // Topics by id and programming languages need topics and repositories that do not exist yet: nothing matches.
   if (input.topic_id !== undefined || input.with_programming_language) f.none = true;
+  // Anvil computes no repository or wiki checksums, so none has failed ([adv] filters).
+  if (input.repository_checksum_failed || input.wiki_checksum_failed) f.none = true;
 
   const result = await pageProjects(c.db, f, page, { userId: actor?.user.id ?? null, today: today() });
   const contexts = new Map(result.items.map((p) => [p.row.id, p.context]));
