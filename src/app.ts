@@ -10,6 +10,7 @@ import { registerMetrics } from './http/metrics.js';
 import { OPENAPI_PATH, registerOpenApi } from './http/openapi.js';
 import { allRoutes } from './api/index.js';
 import { registerGitHttp, rewriteGitUrl } from './http/git_http.js';
+import { registerRunnerTrace } from './api/runners/protocol.js';
 import { rewriteProjectUrl } from './http/project_urls.js';
 import { registerWeb } from './web/routes.js';
 import { MAX_HEAD_BYTES, MAX_URL_LENGTH, URI_TOO_LONG_BODY, clientErrorHandler } from './http/client_error.js';
@@ -130,6 +131,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   registerMetrics(app);
   registerHealth(app, c);
   registerGitHttp(app, c);
+  registerRunnerTrace(app, c);
 
   const routes = opts.routes ?? allRoutes;
   registerOpenApi(app, routes, c.config.externalUrl);

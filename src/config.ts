@@ -39,6 +39,16 @@ export interface Config {
   runnerLeaseSeconds: number;
   /** How often a runner node renews its lease (and looks for jobs of dead nodes). */
   runnerHeartbeatSeconds: number;
+  /** The built-in runner's tags (ANVIL_RUNNER_TAGS, comma-separated): a job with tags it lacks waits for a registered runner. */
+  runnerTags: string[];
+  /** The built-in runner takes jobs without tags (ANVIL_RUNNER_RUN_UNTAGGED, default true). */
+  runnerRunUntagged: boolean;
+  /** The instance's runner registration token (ANVIL_RUNNER_REGISTRATION_TOKEN); unset: only project and group tokens register. */
+  runnerRegistrationToken: string | null;
+  /** How long `POST /jobs/request` waits for a job when nothing changed since the runner's last look (ANVIL_RUNNER_LONG_POLL_SECONDS). */
+  runnerLongPollSeconds: number;
+  /** A registered runner's running job not updated for this long fails as stuck (ANVIL_RUNNER_STUCK_SECONDS, default one hour). */
+  runnerStuckSeconds: number;
   /** Where blobs live: `<dataDir>/blobs` (local) or an S3-compatible bucket (ANVIL_BLOB_URL=s3://bucket/prefix). */
   blobStore: BlobStoreConfig;
   /**
@@ -212,6 +222,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeId,
     runnerLeaseSeconds,
     runnerHeartbeatSeconds,
+    runnerTags: (env.ANVIL_RUNNER_TAGS ?? '').split(',').map((t) => t.trim()).filter((t) => t !== ''),
+    runnerRunUntagged: bool('ANVIL_RUNNER_RUN_UNTAGGED', env.ANVIL_RUNNER_RUN_UNTAGGED, true),
+    runnerRegistrationToken: env.ANVIL_RUNNER_REGISTRATION_TOKEN ? env.ANVIL_RUNNER_REGISTRATION_TOKEN : null,
+    runnerLongPollSeconds: intIn('ANVIL_RUNNER_LONG_POLL_SECONDS', env.ANVIL_RUNNER_LONG_POLL_SECONDS, 20, 0, 60),
+    runnerStuckSeconds: intIn('ANVIL_RUNNER_STUCK_SECONDS', env.ANVIL_RUNNER_STUCK_SECONDS, 3600, 1, 86_400),
     blobStore: blobStore(env),
     remoteImportS3Endpoint: httpUrlOrNull('ANVIL_REMOTE_IMPORT_S3_ENDPOINT', env.ANVIL_REMOTE_IMPORT_S3_ENDPOINT),
     remoteImportObjstoreEnabled: bool('ANVIL_REMOTE_IMPORT_OBJSTORE', env.ANVIL_REMOTE_IMPORT_OBJSTORE, false),

@@ -481,6 +481,8 @@ export interface CiJobsTable {
   /** The runner node (and its boot) running the job; null for jobs taken before nodes had leases. */
   runner_node_id: string | null;
   runner_boot_id: string | null;
+  /** Bytes of a registered runner's trace received so far (085). */
+  trace_bytes: Default<number>;
 }
 
 export interface CiRunnerNodesTable {
@@ -488,6 +490,54 @@ export interface CiRunnerNodesTable {
   boot_id: string;
   started_at: string;
   lease_expires_at: string;
+}
+
+// Runners (085).
+export interface CiRunnersTable {
+  id: Generated<number>;
+  runner_type: string; // instance_type | group_type | project_type
+  group_id: number | null;
+  token_digest: string | null;
+  token_expires_at: string | null;
+  description: Default<string>;
+  paused: Default<number>;
+  locked: Default<number>;
+  run_untagged: Default<number>;
+  tag_list: Default<string>; // JSON array
+  access_level: Default<string>; // not_protected | ref_protected
+  maximum_timeout: number | null;
+  maintenance_note: string | null;
+  registration_type: string; // registration_token | authenticated_user | built_in
+  creator_id: number | null;
+  created_at: string;
+  updated_at: string;
+  contacted_at: string | null;
+  name: string | null;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  ip_address: string | null;
+}
+
+export interface CiRunnerProjectsTable {
+  id: Generated<number>;
+  runner_id: number;
+  project_id: number;
+  created_at: string;
+}
+
+export interface CiRunnerManagersTable {
+  id: Generated<number>;
+  runner_id: number;
+  system_id: string;
+  created_at: string;
+  contacted_at: string | null;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  ip_address: string | null;
 }
 
 export interface CiJobVariablesTable {
@@ -739,6 +789,9 @@ export interface DB {
   ci_runner_nodes: CiRunnerNodesTable;
   ci_variables: CiVariablesTable;
   ci_triggers: CiTriggersTable;
+  ci_runners: CiRunnersTable;
+  ci_runner_projects: CiRunnerProjectsTable;
+  ci_runner_managers: CiRunnerManagersTable;
   protected_branches: ProtectedBranchesTable;
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
   protected_tags: ProtectedTagsTable;

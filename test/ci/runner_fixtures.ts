@@ -35,7 +35,7 @@ export async function makePipeline(
   t: TestApp,
   rp: RepoProject,
   jobs: PlannedJob[],
-  opts: { variables?: PipelineVariableInput[]; globalVariables?: Record<string, string>; ref?: string } = {},
+  opts: { variables?: PipelineVariableInput[]; globalVariables?: Record<string, string>; ref?: string; userId?: number | null } = {},
 ): Promise<PipelineRow> {
   return createPipelineRecords(t.c, {
     project: rp.project,
@@ -44,7 +44,7 @@ export async function makePipeline(
     beforeSha: '0'.repeat(40),
     tag: false,
     source: 'api',
-    userId: null,
+    userId: opts.userId ?? null,
     commit: null,
     variables: opts.variables ?? [],
     plan: { stages: ['.pre', 'build', 'test', 'deploy', '.post'], variables: opts.globalVariables ?? {}, jobs },

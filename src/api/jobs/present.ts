@@ -4,7 +4,9 @@ import type { Container } from '../../domain/context.js';
 import type { PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { AllowedAgentsView, JobNeeds as JobNeedsView, JobView } from '../../domain/ci/jobs.js';
-import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from '../../domain/ci/built_in_runner.js';
+import { BUILT_IN_RUNNER_ID } from '../../domain/ci/built_in_runner.js';
+import { runnerStatus } from '../../domain/runners/runners.js';
+import type { RunnerRow } from '../../db/repos/runners.js';
 import { jobWebUrl, pipelineWebUrl } from '../../domain/ci/variables.js';
 import { presentPipelineBasic } from '../pipelines/present.js';
 import { presentProjectSimple } from '../projects/present.js';
@@ -13,20 +15,20 @@ import type { UserProfile } from '../users/schemas.js';
 import type { PipelineBasic } from '../pipelines/schemas.js';
 import type { AllowedAgents, Bridge, Job, JobCommit, JobNeeds, JobRunner } from './schemas.js';
 
-/** The built-in runner, the one runner every job runs on (an instance runner; online where it is on). */
-export function presentRunner(c: Container): Static<typeof JobRunner> {
-  const online = c.config.runnerEnabled;
+/** A job's runner (the reference's Entities::Ci::Runner): registered, or the built-in one (row 1). */
+export function presentRunner(c: Container, r: RunnerRow): Static<typeof JobRunner> {
+  const status = runnerStatus(c, r);
   return {
-    id: BUILT_IN_RUNNER_ID,
-    description: RUNNER_DESCRIPTION,
-    ip_address: '127.0.0.1',
-    active: true,
-    paused: false,
-    is_shared: true,
-    runner_type: 'instance_type',
-    name: 'anvil-runner',
-    online,
-    status: online ? 'online' : 'offline',
+    id: r.id,
+    description: r.description,
+    ip_address: r.id === BUILT_IN_RUNNER_ID ? '127.0.0.1' : r.ip_address,
+    active: r.paused === 0,
+    paused: r.paused === 1,
+    is_shared: r.runner_type === 'instance_type',
+    runner_type: r.runner_type,
+    name: r.name,
+    online: status === 'online',
+    status,
   };
 }
 
@@ -54,7 +56,7 @@ interface SharedParts {
   user(v: JobView): Static<typeof UserProfile> | null;
   pipeline(project: ProjectRow, p: PipelineRow): Static<typeof PipelineBasic>;
   commit(p: PipelineRow): Static<typeof JobCommit> | null;
-  runner(): Static<typeof JobRunner>;
+  runner(r: RunnerRow): Static<typeof JobRunner>;
 }
 
 function sharedParts(c: Container): SharedParts {
@@ -65,13 +67,13 @@ function sharedParts(c: Container): SharedParts {
   const users = new Map<number, Static<typeof UserProfile>>();
   const pipelines = new Map<number, Static<typeof PipelineBasic>>();
   const commits = new Map<number, Static<typeof JobCommit> | null>();
-  let runner: Static<typeof JobRunner> | undefined;
+  const runners = new Map<number, Static<typeof JobRunner>>();
   return {
     // A `profile` view: the reference's Entities::User.
     user: (v) => (v.user ? once(users, v.user.user.id, () => presentUser(c, v.user!) as Static<typeof UserProfile>) : null),
     pipeline: (project, p) => once(pipelines, p.id, () => presentJobPipeline(c, project, p)),
     commit: (p) => once(commits, p.id, () => presentCommit(p)),
-    runner: () => (runner ??= presentRunner(c)),
+    runner: (r) => once(runners, r.id, () => presentRunner(c, r)),
   };
 }
 
@@ -105,7 +107,7 @@ function presentJobWith(c: Container, v: JobView, parts: SharedParts): Static<ty
   return Object.assign(presentBasic(c, v, parts), {
     ...(archive ? { artifacts_file: { filename: archive.filename, size: Number(archive.size) } } : {}),
     artifacts: v.artifacts.map((a) => ({ file_type: a.file_type, size: Number(a.size), filename: a.filename, file_format: a.file_format })),
-    runner: v.job.runner_id !== null ? parts.runner() : null,
+    runner: v.runner ? parts.runner(v.runner) : null,
     artifacts_expire_at: v.job.artifacts_expire_at,
     tag_list: (JSON.parse(v.job.tag_list) as string[]).sort(),
   });

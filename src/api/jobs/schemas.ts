@@ -33,7 +33,7 @@ export const JobRunner = T.Object({
   paused: T.Boolean(),
   is_shared: T.Boolean(),
   runner_type: T.String(),
-  name: T.String(),
+  name: Nullable(T.String()),
   online: T.Boolean(),
   status: T.String(),
 });

@@ -26,6 +26,7 @@ import * as m041 from './041_project_import_source.js';
 import * as m075 from './075_ci_variables.js';
 import * as m076 from './076_ci_triggers.js';
 import * as m080 from './080_protected_tags.js';
+import * as m085 from './085_runners.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '075_ci_variables': m075,
   '076_ci_triggers': m076,
   '080_protected_tags': m080,
+  '085_runners': m085,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

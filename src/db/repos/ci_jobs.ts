@@ -76,19 +76,6 @@ export const updateJob = (db: Db, id: number, patch: Updateable<CiJobsTable>): P
 export const insertCiJob = (db: Db, row: Insertable<CiJobsTable>): Promise<JobRow> =>
   db.insertInto('ci_jobs').values(row).returningAll().executeTakeFirstOrThrow();
 
-/** Oldest pending builds first: what a runner picks. Uses (status, id). */
-export const pendingBuildIds = async (db: Db, limit: number): Promise<number[]> =>
-  (
-    await db
-      .selectFrom('ci_jobs')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('type', '=', 'build')
-      .orderBy('id')
-      .limit(limit)
-      .execute()
-  ).map((r) => r.id);
-
 /** Delayed jobs whose start time came. Uses (status, id). */
 export const dueScheduledJobs = (db: Db, now: string, limit: number) =>
   db

@@ -61,7 +61,7 @@ export async function downloadDependencies(c: Container, job: JobRow, plan: Plan
 }
 
 /** Reads from the open archive at a position. */
-function readerOf(fh: fsp.FileHandle): ReadAt {
+export function readerOf(fh: fsp.FileHandle): ReadAt {
   return async (position, length) => {
     const buf = Buffer.alloc(length);
     const { bytesRead } = await fh.read(buf, 0, length, position);

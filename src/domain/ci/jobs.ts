@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { JOB_STATUSES } from '../../ci/status.js';
 import type { ByteRange } from '../../storage/blob.js';
 import type { Container } from '../context.js';
+import { runnersByIds, type RunnerRow } from '../../db/repos/runners.js';
 import { findProjectJob, findCiJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { pagePipelinePlans, pageProjectJobs, pagePipelineJobs, usersByIds, type JobPlanRow, type ListedJob } from '../../db/repos/ci_job_lists.js';
 import { findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
@@ -36,6 +37,8 @@ export interface JobView {
   artifacts: ArtifactRow[];
   /** Bridges: the pipeline they triggered (its project may be another one), or null. */
   downstream: { pipeline: PipelineRow; project: ProjectRow } | null;
+  /** The runner that took the job (the built-in one is row 1), or null. */
+  runner: RunnerRow | null;
 }
 
 /** The values `scope` takes: every job status (the reference's CommitStatus::AVAILABLE_STATUSES). */
@@ -63,12 +66,14 @@ export async function jobViews(c: Container, actor: Actor | null, project: Proje
   const uniq = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
   const downstreamIds = uniq(jobs.map((j) => (j.type === 'bridge' ? j.downstream_pipeline_id : null)));
   const knownIds = new Set(known.map((p) => p.id));
-  const [read, users, artifacts, downstreams] = await Promise.all([
+  const [read, users, artifacts, downstreams, runners] = await Promise.all([
     pipelinesByIds(c.db, uniq(jobs.map((j) => (knownIds.has(j.pipeline_id) ? null : j.pipeline_id)))),
     usersByIds(c.db, uniq(jobs.map((j) => j.user_id))),
     artifactsOfJobs(c, jobs.map((j) => j.id)),
     pipelinesByIds(c.db, downstreamIds),
+    runnersByIds(c.db, uniq(jobs.map((j) => j.runner_id))),
   ]);
+  const runnerById = new Map(runners.map((r) => [r.id, r]));
   const otherProjectIds = uniq(downstreams.map((p) => (p.project_id === project.id ? null : p.project_id)));
   const projects = new Map<number, ProjectRow>([[project.id, project]]);
   for (const p of await findProjectsByIds(c.db, otherProjectIds)) projects.set(p.id, p);
@@ -86,6 +91,7 @@ export async function jobViews(c: Container, actor: Actor | null, project: Proje
       user: user ? userView(actor, user) : null,
       artifacts: artifacts.get(job.id) ?? [],
       downstream: down && downProject ? { pipeline: down, project: downProject } : null,
+      runner: job.runner_id === null ? null : (runnerById.get(job.runner_id) ?? null),
     };
   });
 }

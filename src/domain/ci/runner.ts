@@ -28,7 +28,9 @@ import { executeJob, finalLine } from '../../ci/runner/execute.js';
 import { LogMasker } from '../../ci/runner/mask.js';
 import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js';
 import type { Container } from '../context.js';
-import { findCiJob, pendingBuildIds, type JobRow } from '../../db/repos/ci_jobs.js';
+import { findCiJob, type JobRow } from '../../db/repos/ci_jobs.js';
+import { buildsFor, builtInRoutingRunner } from '../runners/queue.js';
+import { recordBuiltInRunner } from '../runners/runners.js';
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { ANVIL_REVISION } from '../../version.js';
@@ -39,7 +41,7 @@ import { downloadDependencies } from './dependencies.js';
 import { failOrphanedJobs, joinNode, newRunnerNode, renewNode, STALE_GRACE_MS, type RunnerNodeId } from './runner_nodes.js';
 import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from './built_in_runner.js';
 import { finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
-import { foldTrace, readTrace, TraceWriter } from './traces.js';
+import { foldTrace, traceText, TraceWriter } from './traces.js';
 import { jobVariableList } from './variables.js';
 import { Sleepers } from '../shared/sleepers.js';
 import { jobTimeoutSeconds } from './timeout.js';
@@ -171,6 +173,7 @@ export class CiRunner {
     try {
       if (!this.joined) {
         await joinNode(this.c, node, this.opts.leaseMs);
+        await recordBuiltInRunner(this.c);
         this.joined = true;
         this.sleepers.wakeAll();
       } else if (!(await renewNode(this.c, node, this.opts.leaseMs))) {
@@ -198,10 +201,9 @@ export class CiRunner {
     }
   }
 
-  /** Takes the oldest pending build that no other runner takes first. */
+  /** Takes the oldest pending build it may run (its tags: runners/queue.ts) that no other runner takes first. */
   private async claim(): Promise<{ job: JobRow; token: string } | null> {
-    const ids = await pendingBuildIds(this.c.db, this.opts.concurrency + 8);
-    for (const id of ids) {
+    for await (const id of buildsFor(this.c, builtInRoutingRunner(this.c.config))) {
       if (this.state !== 'started') return null;
       const got = await startJob(this.c, id, this.node!);
       if (got) return got;
@@ -336,7 +338,7 @@ export class CiRunner {
     }
     const failedByUpload = result.outcome === 'success' && !succeeded;
     await trace.flush();
-    const coverage = plan.coverage ? extractCoverage(await this.traceText(job.id), plan.coverage) : null;
+    const coverage = plan.coverage ? extractCoverage(await traceText(this.c, job.id), plan.coverage) : null;
     return {
       kind: 'finish',
       lastLine: failedByUpload ? `${RED}ERROR: Job failed: exit code 1${RESET}\n` : finalLine(result, timeoutMs),
@@ -347,15 +349,6 @@ export class CiRunner {
         coverage,
       },
     };
-  }
-
-  /** The whole trace so far as text (bounded by the trace's output limit). */
-  private async traceText(jobId: number): Promise<string> {
-    const stream = await readTrace(this.c, jobId);
-    if (!stream) return '';
-    const parts: Buffer[] = [];
-    for await (const b of stream) parts.push(b as Buffer);
-    return Buffer.concat(parts).toString('utf8');
   }
 
   /**

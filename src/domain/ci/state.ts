@@ -240,7 +240,7 @@ function busySeconds(jobs: JobRow[]): number | null {
  * stored), owned by the runner's node and boot (runner_nodes.ts). Null when the job is no longer
  * pending (another runner took it, or it was canceled).
  */
-export async function startJob(c: Container, jobId: number, node?: RunnerNodeId): Promise<{ job: JobRow; token: string } | null> {
+export async function startJob(c: Container, jobId: number, node?: RunnerNodeId, runnerId = BUILT_IN_RUNNER_ID): Promise<{ job: JobRow; token: string } | null> {
   const { token, digest } = newJobToken();
   const now = nowIso();
   const current = await findCiJob(c.db, jobId);
@@ -250,7 +250,7 @@ export async function startJob(c: Container, jobId: number, node?: RunnerNodeId)
     started_at: now,
     updated_at: now,
     queued_duration: current.queued_at ? (Date.parse(now) - Date.parse(current.queued_at)) / 1000 : 0,
-    runner_id: BUILT_IN_RUNNER_ID,
+    runner_id: runnerId,
     runner_node_id: node?.nodeId ?? null,
     runner_boot_id: node?.bootId ?? null,
     token_digest: digest,
@@ -354,7 +354,9 @@ async function cancelOne(c: Container, before: JobRow, cascade = true): Promise<
     updated_at: now,
     finished_at: before.started_at ? now : null,
     duration: before.started_at ? (Date.parse(now) - Date.parse(before.started_at)) / 1000 : null,
-    token_digest: null,
+    // A registered runner keeps its job token until it reports the job's end: it learns of the
+    // cancel through `Job-Status: canceling` and still sends the rest of the log.
+    token_digest: before.status === 'running' && before.runner_id !== null && before.runner_id !== BUILT_IN_RUNNER_ID ? before.token_digest : null,
   });
   if (!job) return undefined;
   if (before.status === 'running') c.ciSignals.emit('canceled', job.id);

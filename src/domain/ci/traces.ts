@@ -241,3 +241,12 @@ export async function eraseTrace(c: Container, jobId: number): Promise<void> {
   }
   await c.storage.delete(traceBlobKey(jobId));
 }
+
+/** The whole trace so far as text (bounded by the trace's output limit). */
+export async function traceText(c: Container, jobId: number): Promise<string> {
+  const stream = await readTrace(c, jobId);
+  if (!stream) return '';
+  const parts: Buffer[] = [];
+  for await (const b of stream) parts.push(b as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
