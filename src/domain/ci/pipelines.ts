@@ -28,6 +28,7 @@ import type { PageRequest, PageResult } from '../shared/page.js';
 import { withMillis } from '../shared/time.js';
 import { deletePipelineBlobs } from './artifacts.js';
 import { cancelRedundantPipelines } from './auto_cancel.js';
+import { overRateLimit, settingRule } from '../shared/rate_limit.js';
 import {
   canUpdateRef, requireCiWrite, requirePipelineDelete, requirePipelineList, requirePipelineRead, requireCiRead,
 } from './policy.js';
@@ -64,6 +65,7 @@ export const MESSAGES = {
   filtered: 'Pipeline filtered out by workflow rules.',
   empty: 'No stages / jobs for this pipeline.',
   protectedRef: (ref: string) => `Insufficient permissions for protected ref '${ref}'`,
+  rateLimited: 'Too many pipelines created in the last minute. Try again later.',
 } as const;
 
 /** A user as the actor of work done on their behalf (pushes, bridges): their own rights, unscoped. */
@@ -147,6 +149,14 @@ export type PlanOutcome = { kind: 'created'; pipeline: PipelineRow } | { kind: '
 /** Plans a pipeline at the ref's commit and, when the plan allows, creates its records. */
 export async function planAndCreate(c: Container, req: PlanRequest): Promise<PlanOutcome> {
   const { project, ref } = req;
+  // pipeline_limit_per_project_user_sha: pipelines a minute per project, user and commit
+  // (child pipelines apart, which share their parent's), refused as the reference's chain does.
+  if (
+    !req.parentPipelineId &&
+    (await overRateLimit(c, await settingRule(c, 'pipeline_limit_per_project_user_sha'), `project:${project.id}:user:${req.user?.id ?? 0}:sha:${ref.sha}`))
+  ) {
+    return { kind: 'refused', message: MESSAGES.rateLimited };
+  }
   const dir = repositoryDir(c, project.id);
   const file = req.config ?? (await findCiFile(c, project, ref.sha));
   if (!file) return { kind: 'refused', message: MESSAGES.missingFile };

@@ -10,6 +10,7 @@ import type { Actor } from '../auth/actor.js';
 import { invalidParams, notFound } from '../errors.js';
 import { commitActions, decodeContent, readableRepository, writableRepository, type ActionInput } from './commits.js';
 import { ensureCommitGraph } from './statistics.js';
+import { checkRateLimit, settingRule } from '../shared/rate_limit.js';
 
 export interface FileView {
   file_name: string;
@@ -86,7 +87,9 @@ const looksBinary = (b: Buffer) => b.subarray(0, 8000).includes(0);
 
 /** A file's raw bytes, streamed from git; the type is decided on the first chunk. */
 export async function rawFile(c: Container, actor: Actor | null, idOrPath: number | string, filePath: string, ref: string | undefined): Promise<RawFile> {
-  const { repo, blob } = await locate(c, actor, idOrPath, filePath, ref);
+  const { repo, commit, blob } = await locate(c, actor, idOrPath, filePath, ref);
+  // raw_blob_request_limit: requests a minute for one file at one commit, whoever asks (the reference's scope).
+  await checkRateLimit(c, await settingRule(c, 'raw_blob_request_limit'), `project:${repo.row.id}:${commit.id}:${blob.path}`);
   const { stdout, done, stop } = await blobStream(repo.dir, blob.sha, blob.size);
   done.catch(() => undefined); // a failure shows as a short body; the status is already sent
   const it = stdout[Symbol.asyncIterator]();

@@ -63,6 +63,11 @@ export async function checkApiRateLimit(c: Container, rule: RateLimitRule, scope
   if (await countRequest(c, rule, scope)) throw throttled();
 }
 
+/** Counts one request of `scope`; true when it went over the threshold (the caller answers its own way). */
+export async function overRateLimit(c: Container, rule: RateLimitRule, scope: string): Promise<boolean> {
+  return (await countRequest(c, rule, scope)) !== null;
+}
+
 /** Counts the request; the throttle headers when it went over the threshold, else null. */
 async function countRequest(c: Container, rule: RateLimitRule, scope: string): Promise<Record<string, string> | null> {
   if (!(rule.threshold > 0)) return null;
