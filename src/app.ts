@@ -14,6 +14,7 @@ import { registerRunnerTrace } from './api/runners/protocol.js';
 import { rewriteProjectUrl } from './http/project_urls.js';
 import { registerWeb } from './web/routes.js';
 import { MAX_HEAD_BYTES, MAX_URL_LENGTH, URI_TOO_LONG_BODY, clientErrorHandler } from './http/client_error.js';
+import { registerTestMode, testingRoutes } from './testing/routes.js';
 
 // Query keys whose values are secrets (private_token, access_token, job_token, password, …), matched after
 // decoding, since the query parser also accepts `private%5Ftoken=…` or `private_token[]=…`.
@@ -133,7 +134,9 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   registerGitHttp(app, c);
   registerRunnerTrace(app, c);
 
-  const routes = opts.routes ?? allRoutes;
+  // Test mode's endpoints exist only in test mode.
+  if (c.config.testMode) registerTestMode(app, c);
+  const routes = [...(opts.routes ?? allRoutes), ...(c.config.testMode ? testingRoutes : [])];
   registerOpenApi(app, routes, c.config.externalUrl);
   const unknownRoute = mountRoutes(app, c, routes, [OPENAPI_PATH]);
   // The web interface: pages at the URLs the API hands out (after the API, whose paths win).

@@ -61,6 +61,10 @@ export interface Config {
    * as the reference's feature flag `import_project_from_remote_file_objstore` is: then 404.
    */
   remoteImportObjstoreEnabled: boolean;
+  /** Test mode (ANVIL_TEST_MODE, `serve --ephemeral`): the /-/test/ endpoints exist (reset, snapshots, deliveries, clock). */
+  testMode: boolean;
+  /** The clock can be set and advanced through /-/test/clock (ANVIL_TEST_CLOCK, `--clock`); test mode only. */
+  testClock: boolean;
 }
 
 /** A bucket of an S3-compatible store. */
@@ -202,6 +206,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`ANVIL_RUNNER_HEARTBEAT_SECONDS (${runnerHeartbeatSeconds}) must be less than ANVIL_RUNNER_LEASE_SECONDS (${runnerLeaseSeconds})`);
   }
 
+  const testMode = bool('ANVIL_TEST_MODE', env.ANVIL_TEST_MODE, false);
+  const testClock = bool('ANVIL_TEST_CLOCK', env.ANVIL_TEST_CLOCK, false);
+  if (testClock && !testMode) throw new ConfigError('ANVIL_TEST_CLOCK needs test mode (ANVIL_TEST_MODE=true or serve --ephemeral)');
+
   return {
     secretKey: secretKey(env.ANVIL_SECRET_KEY, dataDir),
     port,
@@ -230,5 +238,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobStore: blobStore(env),
     remoteImportS3Endpoint: httpUrlOrNull('ANVIL_REMOTE_IMPORT_S3_ENDPOINT', env.ANVIL_REMOTE_IMPORT_S3_ENDPOINT),
     remoteImportObjstoreEnabled: bool('ANVIL_REMOTE_IMPORT_OBJSTORE', env.ANVIL_REMOTE_IMPORT_OBJSTORE, false),
+    testMode,
+    testClock,
   };
 }
+
+/** The environment with some variables set by a command's flags (`serve --ephemeral`). */
+export const loadConfigWith = (flags: Record<string, string>): Config => loadConfig({ ...process.env, ...flags });
+
+/** One variable of the environment as given (the commands' defaults that are not settings: `anvil seed`'s URL and token). */
+export const envValue = (name: string): string | undefined => process.env[name];

@@ -15,6 +15,8 @@ import type { Container } from './domain/context.js';
 import type { PatWithUser } from './db/repos/tokens.js';
 import { Queue } from './queue/queue.js';
 import { LocalBlobStorage } from './storage/local.js';
+import { DeliveryLog } from './testing/deliveries.js';
+import { enableTestClock } from './shared/clock.js';
 
 /** Tokens and passwords never reach a log line. */
 export const LOG_REDACT = [
@@ -38,6 +40,7 @@ export function createLogger(config: Config, dest?: pino.DestinationStream): Log
 
 export async function createContainer(config: Config, opts: { log?: Logger } = {}): Promise<Container> {
   fs.mkdirSync(config.dataDir, { recursive: true });
+  if (config.testMode && config.testClock) enableTestClock();
   const authCache = new RecentReads<PatWithUser>();
   const projectReads = new RecentReads<ProjectWithContext>();
   // The tables each kind of kept read comes from: a change made here forgets them at once.
@@ -51,6 +54,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
     dialect: dialectOf(db),
     log,
     queue: new Queue(db, log, { workers: config.queueWorkers }),
+    outboundRecorder: config.testMode ? new DeliveryLog() : undefined,
     // The S3 SDK is loaded only when blobs live in S3: it is a large part of the code to start.
     storage: config.blobStore.kind === 's3'
       ? new (await import('./storage/s3.js')).S3BlobStorage(config.blobStore)
@@ -63,6 +67,12 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
   registerBackgroundJobs(c);
   await scheduleRecurringJobs(c);
   return c;
+}
+
+/** A new queue in place of a stopped one (test mode's reset drops the old one's work). */
+export function replaceQueue(c: Container): void {
+  c.queue = new Queue(c.db, c.log, { workers: c.config.queueWorkers });
+  registerBackgroundJobs(c);
 }
 
 export async function closeContainer(c: Container): Promise<void> {

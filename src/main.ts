@@ -1,19 +1,23 @@
 // The `anvil` command: serve | migrate | token create.
 import { Command } from 'commander';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { closeContainer, createContainer } from './container.js';
+import pino from 'pino';
+import { ConfigError, envValue, loadConfigWith, type Config } from './config.js';
+import { closeContainer, createContainer, createLogger } from './container.js';
 import { CiRunner } from './domain/ci/runner.js';
 import { bootstrapRoot } from './domain/users/bootstrap.js';
 import { createTokenForUsername } from './domain/tokens/cli.js';
 import { ANVIL_REVISION } from './version.js';
+import { freePort, makeEphemeralDir, removeEphemeralDir } from './testing/ephemeral.js';
+import { testModeOf, type Workers } from './testing/mode.js';
+import { readSeedFile, SeedError, seedFromFile } from './testing/seed.js';
 
 /** How long in-flight requests may take to finish after SIGTERM (orchestrators kill at ~30 s). */
 const SHUTDOWN_GRACE_MS = 25_000;
 
-function config(): Config {
+function config(flags: Record<string, string> = {}): Config {
   try {
-    return loadConfig();
+    return loadConfigWith(flags);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`anvil: ${err.message}\n`);
@@ -23,27 +27,78 @@ function config(): Config {
   }
 }
 
-async function serve(): Promise<void> {
+interface ServeFlags {
+  ephemeral?: boolean;
+  seed?: string;
+  port?: string;
+  clock?: boolean;
+}
+
+/** The settings `serve`'s flags give, over the environment's. */
+async function serveConfig(flags: ServeFlags, dataDir: string | null): Promise<Config> {
+  const env: Record<string, string> = {};
+  if (flags.port !== undefined) env.ANVIL_PORT = flags.port;
+  if (flags.clock) env.ANVIL_TEST_CLOCK = 'true';
+  if (dataDir) {
+    // Its own SQLite file in the temp dir, test mode, and quiet unless asked otherwise.
+    Object.assign(env, { ANVIL_DATA_DIR: dataDir, ANVIL_DATABASE_URL: '', ANVIL_TEST_MODE: 'true' });
+    env.ANVIL_PORT ??= '0';
+    env.ANVIL_LOG_LEVEL = envValue('ANVIL_LOG_LEVEL') || 'warn';
+  }
+  const cfg = config(env);
+  // Port 0: a free port now, so that every URL Anvil hands out names the real one.
+  return cfg.port === 0 ? config({ ...env, ANVIL_PORT: String(await freePort(cfg.host)) }) : cfg;
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
   const started = process.hrtime.bigint();
-  const cfg = config();
-  const c = await createContainer(cfg);
+  const dataDir = flags.ephemeral ? makeEphemeralDir() : null;
+  if (dataDir) process.on('exit', () => removeEphemeralDir(dataDir));
+  const cfg = await serveConfig(flags, dataDir);
+  // With --ephemeral stdout carries the one ready line; the logs go to stderr.
+  const c = await createContainer(cfg, dataDir ? { log: createLogger(cfg, pino.destination({ dest: 2, sync: false })) } : {});
   const boot = await bootstrapRoot(c);
   const app = await buildApp(c);
+  const testMode = cfg.testMode ? testModeOf(c) : null;
+  if (testMode) {
+    try {
+      await testMode.seed(async () => {
+        if (flags.seed) await seedFromFile(app, c, cfg.rootToken ?? boot.generatedToken ?? '', flags.seed);
+      });
+    } catch (err) {
+      if (!(err instanceof SeedError)) throw err;
+      process.stderr.write(`anvil: ${err.message}\n`);
+      process.exit(1);
+    }
+  }
   await app.listen({ port: cfg.port, host: cfg.host });
-  c.queue.start();
-  // The built-in CI runner; ANVIL_RUNNER_ENABLED=false leaves pending jobs to other nodes.
-  const runner = cfg.runnerEnabled ? new CiRunner(c) : null;
-  runner?.start();
+  const startWorkers = () => {
+    const queue = c.queue;
+    queue.start();
+    // The built-in CI runner; ANVIL_RUNNER_ENABLED=false leaves pending jobs to other nodes.
+    const runner = cfg.runnerEnabled ? new CiRunner(c) : null;
+    runner?.start();
+    // In test mode a reset drops running work at once.
+    return { stop: async () => void (await Promise.all([queue.stop(testMode ? 1000 : undefined), runner?.stop()])) };
+  };
+  let workers: Workers | null = null;
+  if (testMode) testMode.runWorkers(startWorkers);
+  else workers = startWorkers();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
 
-  const lines = [`Anvil ${ANVIL_REVISION} listening on ${cfg.externalUrl} (${c.dialect}, ready in ${ms.toFixed(0)} ms)`];
-  if (boot.created && boot.generatedToken) {
-    lines.push(`Created user root. Its API token (shown once): ${boot.generatedToken}`);
-    lines.push(`The token is also in ${boot.tokenFile} (mode 0600).`);
-  } else if (boot.created) {
-    lines.push('Created user root with the token given in ANVIL_ROOT_TOKEN.');
+  if (dataDir) {
+    const token = cfg.rootToken ?? boot.generatedToken;
+    process.stdout.write(`${JSON.stringify({ url: cfg.externalUrl, token, pid: process.pid, data_dir: dataDir })}\n`);
+  } else {
+    const lines = [`Anvil ${ANVIL_REVISION} listening on ${cfg.externalUrl} (${c.dialect}, ready in ${ms.toFixed(0)} ms)`];
+    if (boot.created && boot.generatedToken) {
+      lines.push(`Created user root. Its API token (shown once): ${boot.generatedToken}`);
+      lines.push(`The token is also in ${boot.tokenFile} (mode 0600).`);
+    } else if (boot.created) {
+      lines.push('Created user root with the token given in ANVIL_ROOT_TOKEN.');
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -58,7 +113,8 @@ async function serve(): Promise<void> {
     // A request that never ends (a stuck client) must not keep the process from exiting.
     const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     // Running CI jobs are stopped (their process groups killed) while the database is still open.
-    await Promise.all([closed.finally(() => (clearInterval(sweep), clearTimeout(deadline))), c.queue.stop(), runner?.stop()]);
+    await Promise.all([closed.finally(() => (clearInterval(sweep), clearTimeout(deadline))), testMode ? testMode.stopWorkers() : workers!.stop()]);
+    await testMode?.dropAll();
     await closeContainer(c);
     process.exit(0);
   };
@@ -70,7 +126,14 @@ const program = new Command('anvil')
   .description('A self-hosted server for the Project Automation REST API v4')
   .version(ANVIL_REVISION);
 
-program.command('serve', { isDefault: true }).description('migrate the database and serve the API').action(serve);
+program
+  .command('serve', { isDefault: true })
+  .description('migrate the database and serve the API')
+  .option('--ephemeral', 'a fresh data dir in the temp dir, removed at exit; test mode; prints one JSON line when ready')
+  .option('--seed <file>', 'apply this seed file (YAML or JSON) before serving (test mode)')
+  .option('--port <port>', 'the port to listen on (0: a free one)')
+  .option('--clock', 'let tests move the clock (POST /-/test/clock; test mode)')
+  .action(serve);
 
 program
   .command('migrate')
@@ -105,6 +168,33 @@ program
       process.exitCode = 1;
     } finally {
       await closeContainer(c);
+    }
+  });
+
+program
+  .command('seed')
+  .description('apply a seed file (YAML or JSON) to a running server in test mode, through its API')
+  .argument('<file>', 'the seed file')
+  .option('--url <url>', 'the server (default: ANVIL_URL)')
+  .option('--token <token>', "an administrator's token (default: ANVIL_TOKEN)")
+  .action(async (file: string, opts: { url?: string; token?: string }) => {
+    const url = opts.url ?? envValue('ANVIL_URL');
+    const token = opts.token ?? envValue('ANVIL_TOKEN');
+    if (!url || !token) {
+      process.stderr.write('anvil: seed needs --url and --token (or ANVIL_URL and ANVIL_TOKEN)\n');
+      process.exit(2);
+    }
+    try {
+      const seed = readSeedFile(file);
+      const res = await fetch(`${url.replace(/\/+$/, '')}/-/test/seed`, {
+        method: 'POST',
+        headers: { 'private-token': token, 'content-type': 'application/json' },
+        body: JSON.stringify({ seed }),
+      });
+      if (res.status !== 204) throw new SeedError(`${url} answered ${res.status}: ${await res.text()}`);
+    } catch (err) {
+      process.stderr.write(`anvil: ${(err as Error).message}\n`);
+      process.exitCode = 1;
     }
   });
 

@@ -10,6 +10,7 @@ import type { ProjectWithContext } from '../db/repos/project_context.js';
 import type { Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import type { Resolver } from '../outbound/request.js';
+import type { OutboundRecorder } from '../outbound/record.js';
 import type { Queue } from '../queue/queue.js';
 import type { BlobStorage } from '../storage/blob.js';
 
@@ -32,4 +33,6 @@ export interface Container {
   projectReads: RecentReads<ProjectWithContext>;
   /** Name lookups of outbound requests (src/outbound/); tests map names wherever they like. */
   resolver?: Resolver;
+  /** Test mode: what went out is recorded here (src/outbound/record.ts). */
+  outboundRecorder?: OutboundRecorder;
 }

@@ -6,6 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { addressAllowed, addressKind, hostAllowed, parseAllowList, type AddressKind } from './address.js';
+import { isInboxUrl, type OutboundRecorder } from './record.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -27,6 +28,8 @@ export interface OutboundPolicy {
   /** `dns_rebinding_protection_enabled`: connect to the checked address, not to a second lookup's. */
   pinAddress: boolean;
   resolver?: Resolver;
+  /** Test mode: every request is recorded, and the inbox host answered without a connection. */
+  recorder?: OutboundRecorder;
 }
 
 export type RefusalReason = 'invalid' | 'scheme' | 'unresolvable' | Exclude<AddressKind, null>;
@@ -92,6 +95,7 @@ export async function checkUrl(raw: string, policy: OutboundPolicy): Promise<Che
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 
   let addresses: ResolvedAddress[];
+  if (policy.recorder && isInboxUrl(url)) return { url, authorization, host, port, pinned: null };
   if (net.isIP(host)) addresses = [{ address: host, family: net.isIPv6(host) ? 6 : 4 }];
   else {
     try {
@@ -129,6 +133,8 @@ export interface SendOptions {
   /** Redirects followed, each hop checked again; 0 (hooks) answers the redirect itself. */
   maxRedirects?: number;
   signal?: AbortSignal;
+  /** What sends it, for the test-mode record (a hook's id and type). */
+  origin?: Record<string, unknown>;
 }
 
 export interface OutboundResponse {
@@ -151,6 +157,33 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Sends one request (following redirects only when asked, re-checking every hop). */
 export async function send(raw: string, policy: OutboundPolicy, opts: SendOptions = {}): Promise<OutboundResponse> {
+  if (!policy.recorder) return sendChecked(raw, policy, opts);
+  const recorder = policy.recorder;
+  const entry = {
+    method: opts.method ?? 'GET', url: raw, headers: { ...(opts.headers ?? {}) },
+    body: opts.body === undefined ? null : opts.body.toString(), origin: opts.origin ?? null,
+  };
+  let inbox = false;
+  try {
+    inbox = isInboxUrl(new URL(raw));
+  } catch {
+    // an invalid URL is refused below, and recorded so
+  }
+  if (inbox) {
+    recorder.record({ ...entry, response: { status: 200, headers: {}, body: '' }, error: null });
+    return { status: 200, headers: {}, body: '', truncated: false, durationMs: 0 };
+  }
+  try {
+    const res = await sendChecked(raw, policy, opts);
+    recorder.record({ ...entry, response: { status: res.status, headers: res.headers, body: res.body }, error: null });
+    return res;
+  } catch (err) {
+    recorder.record({ ...entry, response: null, error: err instanceof Error ? err.message : String(err) });
+    throw err;
+  }
+}
+
+async function sendChecked(raw: string, policy: OutboundPolicy, opts: SendOptions): Promise<OutboundResponse> {
   const started = Date.now();
   const deadline = started + (opts.timeoutMs ?? 10_000);
   let target = raw;

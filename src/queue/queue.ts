@@ -146,17 +146,17 @@ export class Queue {
   }
 
   /**
-   * Stops taking jobs and waits (up to stopTimeoutMs) for running handlers. A handler still
+   * Stops taking jobs and waits (up to stopTimeoutMs, or `waitMs`) for running handlers. A handler still
    * running after that is abandoned: its lease runs out and another worker runs the job again.
    */
-  stop(): Promise<void> {
+  stop(waitMs = this.opts.stopTimeoutMs): Promise<void> {
     if (this.state === 'idle') this.state = 'stopped';
     // a second caller (main.ts, then closeContainer) waits for the same stop
-    this.stopped ??= this.state === 'started' ? this.shutdown() : Promise.resolve();
+    this.stopped ??= this.state === 'started' ? this.shutdown(waitMs) : Promise.resolve();
     return this.stopped;
   }
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(waitMs: number): Promise<void> {
     this.state = 'stopping';
     if (this.maintenance) clearInterval(this.maintenance);
     this.unwatchClock?.();
@@ -164,7 +164,7 @@ export class Queue {
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       Promise.all([...this.loops, this.maintaining]).then(() => true),
-      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), this.opts.stopTimeoutMs); }),
+      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), waitMs); }),
     ]);
     clearTimeout(timer);
     if (!finished) {

@@ -144,3 +144,9 @@ export async function countDueJobs(db: Kysely<DB>, now: string): Promise<number>
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
+
+/** Deletes the queued jobs of one kind (test mode: a seed's pushes start no pipelines unless asked). */
+export async function dropQueuedJobs(db: Kysely<DB>, kind: string): Promise<number> {
+  const r = await db.deleteFrom('background_jobs').where('kind', '=', kind).where('state', '=', 'queued').executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

@@ -122,6 +122,7 @@ export async function outboundPolicy(c: Container, type: HookType): Promise<Outb
     allowList: s.outbound_local_requests_whitelist as string[],
     pinAddress: Boolean(s.dns_rebinding_protection_enabled),
     resolver: c.resolver,
+    recorder: c.outboundRecorder,
   };
 }
 
@@ -151,6 +152,7 @@ export async function executeHook(
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       timeoutMs: DELIVERY_TIMEOUT_MS,
       maxBodyBytes: RESPONSE_BODY_CAP,
+      origin: { hook_id: hook.row.id, hook_type: hook.type },
     });
     status = res.status;
     responseHeaders = res.headers;

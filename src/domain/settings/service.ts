@@ -59,6 +59,11 @@ export function setSettingsRecheckInterval(c: Container, ms: number): void {
   cacheOf(c).recheckMs = ms;
 }
 
+/** Reads the settings again at the next ask (test mode's reset put other rows in place). */
+export function forgetSettings(c: Container): void {
+  cacheOf(c).snap = null;
+}
+
 function defaultsContext(c: Container): DefaultsContext {
   return { host: new URL(c.config.externalUrl).hostname };
 }

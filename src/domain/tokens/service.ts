@@ -33,6 +33,8 @@ export interface IssueTokenInput {
   impersonation?: boolean;
   /** Id of the token this one replaces (rotation): revoked in the same transaction. */
   replaces?: number;
+  /** The token's value when it is given (ANVIL_ROOT_TOKEN, a test seed's fixed tokens); else a new random one. */
+  token?: string;
 }
 
 export interface IssuedToken {
@@ -42,7 +44,7 @@ export interface IssuedToken {
 
 /** Returns the stored row and the clear token; the clear token exists only in this return value. */
 export async function issueToken(c: Container, input: IssueTokenInput): Promise<IssuedToken> {
-  const token = randomToken(TOKEN_PREFIX);
+  const token = input.token ?? randomToken(TOKEN_PREFIX);
   const values = {
     user_id: input.userId,
     name: input.name,

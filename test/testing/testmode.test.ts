@@ -1,0 +1,200 @@
+// Test mode's endpoints in-process: seeding through /-/test/seed, reset and named snapshots
+// (database, repositories, ids), the delivery inbox, the clock; and none of them outside test mode.
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
+import { resetClock } from '../../src/shared/clock.js';
+
+/** The issue's example, as JSON. */
+const EXAMPLE = {
+  users: [{ username: 'alice', password: 'Alice-pass-2026!', tokens: [{ name: 'ci', token: 'alice-test-token-0000000001', scopes: ['api'] }] }],
+  groups: [{ path: 'acme', members: [{ user: 'alice', access_level: 30 }] }],
+  projects: [{
+    path: 'acme/demo',
+    visibility: 'private',
+    files: { 'README.md': '# demo', '.gitlab-ci.yml': 'hello:\n  script: ["echo hi"]\n' },
+    protected_branches: [{ name: 'main', push_access_level: 40 }],
+  }],
+};
+const ALICE = 'alice-test-token-0000000001';
+const TEST_PATHS: [string, string][] = [
+  ['POST', '/-/test/reset'], ['POST', '/-/test/snapshots'], ['POST', '/-/test/snapshots/x/restore'], ['GET', '/-/test/deliveries'],
+  ['GET', '/-/test/clock'], ['POST', '/-/test/clock'], ['POST', '/-/test/seed'],
+];
+
+for (const dialect of DIALECTS) {
+  describe(`outside test mode (${dialect})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp(dialect);
+    });
+    after(async () => t.close());
+
+    it('every /-/test/ endpoint is 404, and the OpenAPI document has no testing tag', async () => {
+      for (const [method, url] of TEST_PATHS) {
+        const r = await t.request(method, url, { body: {} });
+        assert.equal(r.status, 404, `${method} ${url}`);
+      }
+      const doc = (await t.get('/api/v4/openapi.json')).body;
+      assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/-/test/')));
+    });
+  });
+
+  describe(`test mode (${dialect})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp(dialect, { ANVIL_TEST_MODE: 'true' });
+      const r = await t.request('POST', '/-/test/seed', { body: { seed: EXAMPLE } });
+      assert.equal(r.status, 204, r.text);
+    });
+    after(async () => t.close());
+    afterEach(() => resetClock());
+
+    it('the issue example is seeded: alice with her fixed token, acme/demo private with its files and protected main', async () => {
+      const me = await t.get('/api/v4/user', ALICE);
+      assert.equal(me.status, 200);
+      assert.equal(me.body.username, 'alice');
+      const p = await t.get('/api/v4/projects/acme%2Fdemo', ALICE);
+      assert.equal(p.status, 200);
+      assert.equal(p.body.visibility, 'private');
+      assert.equal(p.body.default_branch, 'main');
+      const readme = await t.get('/api/v4/projects/acme%2Fdemo/repository/files/README.md/raw?ref=main', ALICE);
+      assert.equal(readme.text, '# demo');
+      const pb = await t.get('/api/v4/projects/acme%2Fdemo/protected_branches/main');
+      assert.equal(pb.status, 200);
+      assert.equal(pb.body.push_access_levels[0].access_level, 40);
+      // a developer may not push to main: the protection is real
+      const push = await t.request('POST', '/api/v4/projects/acme%2Fdemo/repository/commits', {
+        token: ALICE, body: { branch: 'main', commit_message: 'x', actions: [{ action: 'create', file_path: 'x', content: 'x' }] },
+      });
+      assert.equal(push.status, 403);
+      // pushed CI files start no pipeline unless the seed asks
+      const pipelines = await t.get('/api/v4/projects/acme%2Fdemo/pipelines');
+      assert.deepEqual(pipelines.body, []);
+    });
+
+    it('a bad seed is a 400 naming the place', async () => {
+      const r = await t.request('POST', '/-/test/seed', { body: { seed: { users: [{ usernam: 'x' }] } } });
+      assert.equal(r.status, 400);
+      assert.match(r.body.message, /users\.0: username is missing/);
+      assert.match(r.body.message, /users\.0\.usernam: unknown key "usernam"/);
+    });
+
+    it('reset brings back the seeded state: rows, repositories and ids', async () => {
+      const u1 = await t.request('POST', '/api/v4/users', { body: { username: 'bob', name: 'Bob', email: 'bob@example.com', password: 'password123' } });
+      assert.equal(u1.status, 201);
+      const commit = await t.request('POST', '/api/v4/projects/acme%2Fdemo/repository/commits', {
+        body: { branch: 'main', commit_message: 'more', actions: [{ action: 'create', file_path: 'more.txt', content: 'more' }] },
+      });
+      assert.equal(commit.status, 201);
+      await t.request('DELETE', '/api/v4/projects/acme%2Fdemo/protected_branches/main');
+
+      const started = performance.now();
+      const r = await t.request('POST', '/-/test/reset');
+      const ms = performance.now() - started;
+      assert.equal(r.status, 204);
+      assert.equal(r.text, '');
+      assert.ok(ms < 1000, `reset took ${ms} ms`);
+
+      assert.equal((await t.get('/api/v4/users?username=bob')).body.length, 0);
+      assert.equal((await t.get('/api/v4/projects/acme%2Fdemo/repository/files/more.txt/raw?ref=main')).status, 404);
+      assert.equal((await t.get('/api/v4/projects/acme%2Fdemo/protected_branches/main')).status, 200);
+      assert.equal((await t.get('/api/v4/user', ALICE)).status, 200);
+      // the next user gets the id bob had: ids come back too
+      const u2 = await t.request('POST', '/api/v4/users', { body: { username: 'carol', name: 'Carol', email: 'carol@example.com', password: 'password123' } });
+      assert.equal(u2.body.id, u1.body.id);
+      assert.equal((await t.request('POST', '/-/test/reset')).status, 204);
+    });
+
+    it('named snapshots save and restore; an unknown one is 404, a bad name 400', async () => {
+      await t.request('POST', '/api/v4/users', { body: { username: 'dave', name: 'Dave', email: 'dave@example.com', password: 'password123' } });
+      const s = await t.request('POST', '/-/test/snapshots', { body: { name: 'with-dave' } });
+      assert.equal(s.status, 201);
+      assert.deepEqual(s.body, { name: 'with-dave' });
+      assert.equal((await t.request('POST', '/-/test/reset')).status, 204);
+      assert.equal((await t.get('/api/v4/users?username=dave')).body.length, 0);
+      const r = await t.request('POST', '/-/test/snapshots/with-dave/restore');
+      assert.equal(r.status, 204);
+      assert.equal((await t.get('/api/v4/users?username=dave')).body.length, 1);
+      const missing = await t.request('POST', '/-/test/snapshots/nope/restore');
+      assert.equal(missing.status, 404);
+      assert.deepEqual(missing.body, { message: '404 Snapshot Not Found' });
+      const bad = await t.request('POST', '/-/test/snapshots', { body: { name: 'a b' } });
+      assert.equal(bad.status, 400);
+      assert.deepEqual(bad.body, { message: '400 Bad request - name is invalid' });
+      assert.equal((await t.request('POST', '/-/test/snapshots', { body: {} })).status, 400);
+      await t.request('POST', '/-/test/reset');
+    });
+
+    it('no token is 401, a non-admin 403', async () => {
+      for (const [method, url] of TEST_PATHS) {
+        assert.equal((await t.request(method, url, { token: null, body: {} })).status, 401, `${method} ${url}`);
+        const r = await t.request(method, url, { token: ALICE, body: {} });
+        assert.equal(r.status, 403, `${method} ${url}`);
+        assert.deepEqual(r.body, { message: '403 Forbidden' });
+      }
+    });
+
+    it('the clock does not move without the test clock', async () => {
+      const r = await t.request('POST', '/-/test/clock', { body: { advance: '25h' } });
+      assert.equal(r.status, 403);
+      const now = await t.get('/-/test/clock');
+      assert.equal(now.status, 200);
+      assert.deepEqual(Object.keys(now.body), ['now', 'movable']);
+      assert.equal(now.body.movable, false);
+    });
+
+    it('a hook on inbox.test is recorded and answered 200 without leaving the machine; deliveries long-poll', async () => {
+      const hook = await t.request('POST', '/api/v4/projects/acme%2Fdemo/hooks', { body: { url: 'http://inbox.test/demo', push_events: true, token: 's3cret' } });
+      assert.equal(hook.status, 201, hook.text);
+      const before = (await t.get('/-/test/deliveries')).body as any[];
+      const since = before.length ? before[before.length - 1].id : 0;
+      const waiting = t.get(`/-/test/deliveries?since=${since}&wait=5`);
+      const fired = await t.request('POST', `/api/v4/projects/acme%2Fdemo/hooks/${hook.body.id}/test/push_events`);
+      assert.equal(fired.status, 201, fired.text);
+      const got = await waiting;
+      assert.equal(got.status, 200);
+      assert.equal(got.body.length, 1);
+      const d = got.body[0];
+      assert.deepEqual(Object.keys(d).sort(), ['body', 'created_at', 'error', 'headers', 'id', 'method', 'origin', 'response', 'url']);
+      assert.equal(d.method, 'POST');
+      assert.equal(d.url, 'http://inbox.test/demo');
+      assert.equal(d.headers['X-Service-Event'], 'Push Hook');
+      assert.equal(JSON.parse(d.body).object_kind, 'push');
+      assert.deepEqual(d.response, { status: 200, headers: {}, body: '' });
+      assert.deepEqual(d.origin, { hook_id: hook.body.id, hook_type: 'project' });
+      const empty = await t.get(`/-/test/deliveries?since=${d.id}&wait=0`);
+      assert.deepEqual(empty.body, []);
+      await t.request('POST', '/-/test/reset');
+    });
+
+    it('the OpenAPI document lists the test endpoints under their own tag', async () => {
+      const doc = (await t.get('/api/v4/openapi.json')).body;
+      const ops = Object.entries(doc.paths).filter(([p]) => p.startsWith('/-/test/'));
+      assert.ok(ops.length >= 6);
+      for (const [, methods] of ops) for (const op of Object.values(methods as object)) assert.deepEqual((op as any).tags, ['testing']);
+    });
+  });
+
+  describe(`test mode with the test clock (${dialect})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp(dialect, { ANVIL_TEST_MODE: 'true', ANVIL_TEST_CLOCK: 'true' });
+    });
+    after(async () => t.close());
+    afterEach(() => resetClock());
+
+    it('advance and set move the clock; bad input is 400', async () => {
+      const set = await t.request('POST', '/-/test/clock', { body: { set: '2030-01-01T00:00:00Z' } });
+      assert.equal(set.status, 201);
+      assert.match(set.body.now, /^2030-01-01T00:00:0\d\.\d{3}Z$/);
+      assert.equal(set.body.movable, true);
+      const adv = await t.request('POST', '/-/test/clock', { body: { advance: '25h' } });
+      assert.match(adv.body.now, /^2030-01-02T01:00:0\d\.\d{3}Z$/);
+      assert.equal((await t.request('POST', '/-/test/clock', { body: { advance: 'soon' } })).status, 400);
+      assert.equal((await t.request('POST', '/-/test/clock', { body: { set: 'tomorrow' } })).status, 400);
+      assert.equal((await t.request('POST', '/-/test/clock', { body: {} })).status, 400);
+      assert.equal((await t.request('POST', '/-/test/clock', { body: { advance: '1h', set: '2030-01-01' } })).status, 400);
+    });
+  });
+}
