@@ -89,12 +89,10 @@ for (const dialect of DIALECTS) {
       assert.equal(commit.status, 201);
       await t.request('DELETE', '/api/v4/projects/acme%2Fdemo/protected_branches/main');
 
-      const started = performance.now();
+      // (how long it takes is measured by bench/ephemeral.ts, not asserted on a shared machine)
       const r = await t.request('POST', '/-/test/reset');
-      const ms = performance.now() - started;
       assert.equal(r.status, 204);
       assert.equal(r.text, '');
-      assert.ok(ms < 1000, `reset took ${ms} ms`);
 
       assert.equal((await t.get('/api/v4/users?username=bob')).body.length, 0);
       assert.equal((await t.get('/api/v4/projects/acme%2Fdemo/repository/files/more.txt/raw?ref=main')).status, 404);
