@@ -41,7 +41,7 @@ export async function createGroupToken(
 ): Promise<{ row: ResourceTokenRow; token: string }> {
   const { row: group, access } = await findGroup(c, actor, idOrPath);
   if (!access.canAdmin) throw badRequest('User does not have permission to create group access token');
-  return createResourceToken(c, actor, resource(group.id), input);
+  return createResourceToken(c, actor, resource(group.id), input, { level: access.level, owner: access.canAdmin });
 }
 
 export async function revokeGroupToken(c: Container, actor: Actor, idOrPath: number | string, tokenId: number): Promise<void> {

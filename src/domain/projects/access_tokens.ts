@@ -12,7 +12,7 @@ import {
   type CreateResourceTokenInput,
   type ResourceTokenRow,
 } from '../tokens/resource_tokens.js';
-import { canAdminProject } from './policy.js';
+import { canAdminProject, isProjectOwner } from './policy.js';
 import { findProject } from './find.js';
 
 const resource = (id: number) => ({ kind: 'project' as const, id });
@@ -42,7 +42,7 @@ export async function createProjectToken(
 ): Promise<{ row: ResourceTokenRow; token: string }> {
   const { row, access } = await findProject(c, actor, idOrPath);
   if (!canAdminProject(access)) throw badRequest('User does not have permission to create project access token');
-  return createResourceToken(c, actor, resource(row.id), input);
+  return createResourceToken(c, actor, resource(row.id), input, { level: access.level, owner: isProjectOwner(access) });
 }
 
 export async function revokeProjectToken(c: Container, actor: Actor, idOrPath: number | string, tokenId: number): Promise<void> {

@@ -9,6 +9,7 @@ import type { PersonalAccessTokenRow } from '../../db/repos/tokens.js';
 import { findUserByEmail, findUserByUsername } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
 import { badRequest, invalidParams, notFound } from '../errors.js';
+import { ACCESS } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { isDate, nowIso, today } from '../shared/time.js';
 import { createUserRecord } from '../users/service.js';
@@ -53,13 +54,32 @@ async function firstFree(base: (n: string) => string, taken: (s: string) => Prom
   }
 }
 
+/** What the creator is to the group or project: their role, and whether they have owner_access (owners, admins). */
+export interface CreatorAccess {
+  level: number;
+  owner: boolean;
+}
+
+/**
+ * No token above its creator, as the reference's create service has it: an owner-level project
+ * token only from an owner (manage_owners); otherwise the creator's own role bounds the token's,
+ * except for owners and bots (a token's bot already holds no more than its own token's role).
+ */
+function ensureGrantable(actor: Actor, r: TokenResource, accessLevel: number, creator: CreatorAccess): void {
+  if (r.kind === 'project' && accessLevel === ACCESS.OWNER && !creator.owner) throw badRequest('Could not provision owner access to project access token');
+  if (actor.user.bot_kind !== null || creator.owner || creator.level >= accessLevel) return;
+  throw badRequest("Access level of the token can't be greater the access level of the user who created the token");
+}
+
 /** Makes the bot user, its membership and its token. The caller has checked who may do this. */
 export async function createResourceToken(
   c: Container,
   actor: Actor,
   r: TokenResource,
   input: CreateResourceTokenInput,
+  creator: CreatorAccess,
 ): Promise<{ row: ResourceTokenRow; token: string }> {
+  ensureGrantable(actor, r, input.access_level, creator);
   if (input.expires_at !== undefined && !isDate(input.expires_at)) throw invalidParams('expires_at is invalid');
   const expiresAt = input.expires_at ?? null;
   if (expiresAt !== null && expiresAt <= today()) throw badRequest('Expiration date must be in the future'); // a past date would make a dead token
