@@ -25,6 +25,7 @@ const DEVELOPER = 30;
 const REPORTER = 20;
 const GUEST = 10;
 const MAINTAINER = 40;
+const OWNER = 50;
 
 /** Runs every pending build of the pipeline to `outcome`, as the runner would, until none is pending. */
 async function runPending(t: TestApp, pipelineId: number, outcome: 'success' | 'failed' = 'success'): Promise<void> {
@@ -560,12 +561,14 @@ for (const dialect of DIALECTS) {
       assert.equal(r.body.status, 'success');
     });
 
-    it('deletes a pipeline (maintainers; 204) with its jobs and artifacts', async () => {
+    it('deletes a pipeline (owners: destroy_pipeline; 204) with its jobs and artifacts', async () => {
       const p = await makeCiProject(t);
       const dev = await t.createUser();
+      const maintainer = await t.createUser();
       const maint = await t.createUser();
       await addMember(t, 'Project', p.id, dev.id, DEVELOPER);
-      await addMember(t, 'Project', p.id, maint.id, MAINTAINER);
+      await addMember(t, 'Project', p.id, maintainer.id, MAINTAINER);
+      await addMember(t, 'Project', p.id, maint.id, OWNER);
       const made = await createPipelineOk(t, p.id);
       const [job] = await jobRows(t, made.id);
       const art = await storeArtifact(t.c, job!, { fileType: 'junit', filename: 'junit.xml.gz', body: zlib.gzipSync('<testsuite/>'), expireAt: null });
@@ -574,6 +577,9 @@ for (const dialect of DIALECTS) {
       assert.equal(r.status, 403);
       r = await t.request('DELETE', `/api/v4/projects/${p.id}/pipelines/${made.id}`, { token: null });
       assert.equal(r.status, 401);
+      r = await t.request('DELETE', `/api/v4/projects/${p.id}/pipelines/${made.id}`, { token: maintainer.token });
+      assert.equal(r.status, 403);
+      assert.deepEqual(r.body, { message: '403 Forbidden' });
       r = await t.request('DELETE', `/api/v4/projects/${p.id}/pipelines/${made.id}`, { token: maint.token });
       assert.equal(r.status, 204);
       assert.equal(r.text, '');

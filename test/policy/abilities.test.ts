@@ -142,6 +142,8 @@ const PROJECT_ABILITIES: Record<string, { check: (p: ProjectRow, a: ProjectAcces
   'create_pipeline / update_build': { check: (p, a) => ciAccessFrom(p, a).update, expected: same('n n n y y y | n n n y y y | n | y | n') },
   'create_pipeline (archived project)': { check: (p, a) => ciAccessFrom(p, a).update, project: { archived: 1 }, expected: same('n n n n n n | n n n n n n | n | n | n') },
   admin_build: { check: (p, a) => ciAccessFrom(p, a).manage, expected: same('n n n n y y | n n n n y y | n | y | n') },
+  // the owner block of ProjectPolicy (maintainers may not)
+  destroy_pipeline: { check: (p, a) => ciAccessFrom(p, a).del, expected: same('n n n n n y | n n n n n y | n | y | n') },
   // builds_access_level private: members only
   // badges: admin_project to add, change, remove, preview; the status images need read_build
   'admin_project (badges)': { check: (_p, a) => canManageProjectBadges(a), expected: same('n n n n y y | n n n n y y | n | y | n') },

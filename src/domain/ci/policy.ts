@@ -7,8 +7,7 @@
 //   the project only with `public_jobs` ("public pipelines").
 // - create/update (create, retry, cancel, play pipelines and jobs): developers and above, not in an
 //   archived project; on a protected branch the user must also be allowed to push or merge to it.
-// - admin_build (erase others' jobs) and deleting pipelines: maintainers and above (issue 5; the
-//   reference's destroy_pipeline is owner-only).
+// - admin_build (erase others' jobs): maintainers and above; destroy_pipeline: owners (and admins).
 // The CI feature (`builds_access_level`) `disabled` turns all of it off; `private` keeps it for members.
 // An invisible project is 404 'Project'; a visible one whose CI the actor may not use is 403.
 import type { Container } from '../context.js';
@@ -16,7 +15,7 @@ import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import { ACCESS, type GroupAccess } from '../members/policy.js';
-import { featureAvailable, projectAccess, type ProjectAccess } from '../projects/policy.js';
+import { featureAvailable, isProjectOwner, projectAccess, type ProjectAccess } from '../projects/policy.js';
 import type { FoundProject } from '../projects/find.js';
 import { canPushToBranch, anyEntryAllows, entriesFor, loadProtection, matchingRules } from '../protected_branches/policy.js';
 import { canCreateTag, loadTagProtection } from '../protected_tags/policy.js';
@@ -35,7 +34,7 @@ export interface CiAccess {
   update: boolean;
   /** admin_build: maintainers (erase other users' jobs, manage). */
   manage: boolean;
-  /** Delete pipelines: maintainers and above (issue 5 says so; the reference's destroy_pipeline asks for owner). */
+  /** destroy_pipeline: owners and admins, as the reference's permission table has it. */
   del: boolean;
   project: ProjectAccess;
 }
@@ -57,7 +56,7 @@ export function ciAccessFrom(p: ProjectRow, a: ProjectAccess): CiAccess {
     read,
     update,
     manage: update && (a.admin || a.level >= ACCESS.MAINTAINER),
-    del: on && a.signedIn && (a.admin || a.level >= ACCESS.MAINTAINER),
+    del: on && a.signedIn && isProjectOwner(a),
     project: a,
   };
 }
@@ -112,7 +111,7 @@ export async function requireCiAdmin(c: Container, actor: Actor | null, project:
   return a;
 }
 
-/** Deleting a pipeline: maintainers and above (issue 5; the reference's destroy_pipeline is owner-only). */
+/** Deleting a pipeline: destroy_pipeline, owners and admins. */
 export async function requirePipelineDelete(c: Container, actor: Actor | null, project: CiProject): Promise<CiAccess> {
   if (!actor) throw unauthorized();
   const a = await ciAccess(c, actor, project);
