@@ -41,7 +41,8 @@ for (const dialect of DIALECTS) {
         assert.equal(r.body.email, `${username}@Example.com`);
         assert.equal(r.body.bio, 'Bio here');
         assert.equal(r.body.location, 'Lisbon');
-        assert.equal(r.body.projects_limit, 5);
+        // an external user gets no personal projects whatever the request says (the reference's User model)
+        assert.equal(r.body.projects_limit, 0);
         assert.equal(r.body.can_create_group, false);
         assert.equal(r.body.external, true);
         assert.equal(r.body.is_admin, false);

@@ -61,7 +61,8 @@ export async function createUserRecord(c: Container, input: NewUserInput): Promi
   if (Object.keys(errors).length) throw validation(errors);
 
   const now = nowIso();
-  const projectsLimit = input.projectsLimit ?? (await getSettings(c)).default_projects_limit;
+  // An external user may create neither personal projects nor groups (the reference's User model sets both).
+  const projectsLimit = input.external ? 0 : (input.projectsLimit ?? (await getSettings(c)).default_projects_limit);
   const passwordDigest = input.password ? await hashPassword(input.password) : null; // before the transaction: it takes a while
   try {
     return await inTransaction(c.db, async (tx) => {
@@ -80,7 +81,7 @@ export async function createUserRecord(c: Container, input: NewUserInput): Promi
           bot: input.bot ? 1 : 0,
           bot_kind: input.bot ?? null,
           projects_limit: projectsLimit,
-          can_create_group: input.canCreateGroup === false ? 0 : 1,
+          can_create_group: input.canCreateGroup === false || input.external ? 0 : 1,
           created_by_id: input.createdById ?? null,
           created_at: now,
           updated_at: now,
@@ -369,6 +370,19 @@ export async function createUser(c: Container, actor: Actor | null, input: Creat
   return view(user, 'admin', actor);
 }
 
+/**
+ * Becoming external takes away personal projects and group creation; leaving it gives back the
+ * defaults, unless the same request sets them (the reference's User model does both).
+ */
+async function externalLimits(c: Container, user: UserRow, input: UserAttributes): Promise<Updateable<UsersTable>> {
+  if (input.external === undefined || (input.external ? 1 : 0) === user.external) return {};
+  if (input.external) return { projects_limit: 0, can_create_group: 0 };
+  return {
+    projects_limit: input.projects_limit ?? (await getSettings(c)).default_projects_limit,
+    can_create_group: input.can_create_group === false ? 0 : 1,
+  };
+}
+
 /** PUT /users/:id (admin) */
 export async function updateUser(c: Container, actor: Actor | null, id: number, input: UserAttributes): Promise<UserView> {
   requireAdmin(actor);
@@ -381,7 +395,7 @@ export async function updateUser(c: Container, actor: Actor | null, id: number, 
   }
   if (Object.keys(errors).length) throw validation(errors);
 
-  const patch: Updateable<UsersTable> = { ...profileColumns(input), updated_at: nowIso() };
+  const patch: Updateable<UsersTable> = { ...profileColumns(input), ...(await externalLimits(c, user, input)), updated_at: nowIso() };
   if (input.email !== undefined) Object.assign(patch, { email: input.email, email_lower: input.email.toLowerCase() });
   if (input.username !== undefined) Object.assign(patch, { username: input.username, username_lower: input.username.toLowerCase() });
   if (input.name !== undefined) patch.name = input.name;
