@@ -445,9 +445,10 @@ for (const dialect of DIALECTS) {
       assert.equal(erased.erased_by_id, dev.id);
       const trace = await t.get(`/api/v4/projects/${api.id}/jobs/${jobs.mine.id}/trace`, dev.token);
       assert.equal(trace.status, 404);
-      // A finished job with nothing (left) to erase is still erasable: the job, status unchanged.
+      // An erased job is not erasable again, as the reference's erasable? has it.
       const again = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.mine.id}/erase`, { token: dev.token });
-      assert.deepEqual([again.status, again.body.status, again.body.artifacts], [201, 'success', []]);
+      assert.deepEqual([again.status, again.body], [403, { message: '403 Forbidden - Job is not erasable!' }]);
+      // A finished job that never stored anything still is: the job, status unchanged.
       const bare = await t.request('POST', `/api/v4/projects/${api.id}/jobs/${jobs.bare.id}/erase`, { token: dev.token });
       assert.deepEqual([bare.status, bare.body.id, bare.body.status, bare.body.artifacts], [201, jobs.bare.id, 'success', []]);
       assert.equal((await t.get(`/api/v4/projects/${api.id}/jobs/${jobs.bare.id}/trace`, dev.token)).status, 404);

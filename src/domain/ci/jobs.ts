@@ -335,9 +335,10 @@ export async function eraseProjectJob(c: Container, actor: Actor, idOrPath: numb
   const job = await projectBuild(c, row, jobId);
   await requireJobUpdate(c, actor, row, a, job);
   if (!canEraseJob(a, actor, job.user_id)) throw forbidden();
-  // A job that has not finished is not erasable (the reference's Ci::Build#erasable? wants it
-  // complete); a finished one is, even with nothing stored (canceled while pending).
-  if (!['success', 'failed', 'canceled', 'skipped'].includes(job.status)) throw forbidden('Job is not erasable!');
+  // A job that has not finished, or was erased already, is not erasable (the reference's
+  // Ci::Build#erasable? wants it complete and with something left); a finished one is, even with
+  // nothing stored (canceled while pending).
+  if (!['success', 'failed', 'canceled', 'skipped'].includes(job.status) || job.erased_at !== null) throw forbidden('Job is not erasable!');
   await eraseJobArtifacts(c, job.id);
   const now = nowIso();
   const erased = await updateJob(c.db, job.id, { erased_at: now, erased_by_id: actor.user.id, artifacts_expire_at: null, updated_at: now });
