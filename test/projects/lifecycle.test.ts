@@ -159,6 +159,10 @@ for (const dialect of DIALECTS) {
         assert.equal(restored.body.marked_for_deletion_on, null);
         assert.equal(restored.body.marked_for_deletion_at, null);
         assert.equal(restored.body.archived, false);
+        // restoring a project that is not marked (any more): the reference's 400
+        const again = await t.request('POST', `/api/v4/projects/${p.id}/restore`, { token: owner.token });
+        assert.equal(again.status, 400);
+        assert.deepEqual(again.body, { message: 'Project has not been marked for deletion' });
 
         // the old job, once due, does nothing to a restored project
         await makeProjectJobsDue(t);
@@ -190,14 +194,14 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('restore of a project that is not marked answers 201 (the reference unarchives it too); unknown projects 404', async () => {
+    it('restore of a project that is not marked: 400 in the reference words, the project unchanged; unknown projects 404', async () => {
       const owner = await t.createUser();
       const p = await makeProject(t, owner.token, { name: 'not-marked' });
       await t.request('POST', `/api/v4/projects/${p.id}/archive`, { token: owner.token });
       const r = await t.request('POST', `/api/v4/projects/${p.id}/restore`, { token: owner.token });
-      assert.equal(r.status, 201);
-      assert.equal(r.body.archived, false);
-      assert.equal(r.body.marked_for_deletion_on, null);
+      assert.equal(r.status, 400);
+      assert.deepEqual(r.body, { message: 'Project has not been marked for deletion' });
+      assert.equal((await t.get(`/api/v4/projects/${p.id}`, owner.token)).body.archived, true);
       assert.equal((await t.request('POST', '/api/v4/projects/999999/restore', { token: owner.token })).status, 404);
     });
 

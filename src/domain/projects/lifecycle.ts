@@ -10,7 +10,7 @@ import { clearDeletionMark, destroyProjectRows, markForDeletion, projectIdsInNam
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
-import { forbidden } from '../errors.js';
+import { apiError, forbidden } from '../errors.js';
 import { recordEvent } from '../events/service.js';
 import { projectSystemEvent } from '../hooks/events.js';
 import { getSettings } from '../settings/service.js';
@@ -94,8 +94,9 @@ async function recordDestroyed(c: Container, row: ProjectRow, authorId: number |
 export async function restoreProject(c: Container, actor: Actor, idOrPath: number | string): Promise<ProjectView> {
   const { row, access } = await findProject(c, actor, idOrPath);
   if (!isProjectOwner(access)) throw forbidden();
-  // The reference's restore service fails only for a project whose removal has begun; Anvil
-  // removes a project's rows in one transaction, so a project that is still found can be restored.
+  // The reference's restore service refuses a project that is not marked; one whose removal has
+  // begun cannot be found here (Anvil removes a project's rows in one transaction).
+  if (row.marked_for_deletion_on === null) throw apiError('Project has not been marked for deletion');
   return view(c, actor, await clearDeletionMark(c.db, row.id, nowIso()), { full: true });
 }
 
