@@ -73,7 +73,10 @@ for (const dialect of DIALECTS) {
       const hidden = await makeGroup(t, { token: reader.token });
       const nf = await share(owner.token, { group_id: hidden.id, group_access: 10 });
       assert.equal(nf.status, 404);
-      assert.deepEqual(nf.body, { message: 'Not Found' });
+      assert.deepEqual(nf.body, { message: '404 Group Not Found' });
+      const unknown = await share(owner.token, { group_id: 999999, group_access: 10 });
+      assert.equal(unknown.status, 404);
+      assert.deepEqual(unknown.body, { message: '404 Group Not Found' });
       assert.equal((await share(owner.token, { group_id: g.id, group_access: 10 })).status, 409);
       assert.equal((await share(owner.token, { group_id: other.id })).status, 400);
       assert.deepEqual((await share(owner.token, { group_id: other.id, group_access: 15 })).body, { error: 'group_access does not have a valid value' });

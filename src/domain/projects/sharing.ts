@@ -28,7 +28,8 @@ export async function shareProject(c: Container, actor: Actor, idOrPath: number 
   if (ns.share_with_group_lock === 1) throw apiError('The project sharing with group is disabled');
 
   const group = await findNamespaceById(c.db, input.group_id);
-  if (!group || group.kind !== 'group' || !(await groupAccess(c, actor, group)).canRead) throw exactError(404, { message: 'Not Found' });
+  // Unknown and unseen groups alike, so the answer does not tell whether a private group exists.
+  if (!group || group.kind !== 'group' || !(await groupAccess(c, actor, group)).canRead) throw notFound('Group');
   // The project's own group and the groups above it already reach it through membership.
   if (ns.kind === 'group' && (await findNamespacesByFullPaths(c.db, selfAndAncestorPaths(ns.full_path_lower))).some((g) => g.id === group.id)) {
     throw conflict('Project cannot be shared with the group it is in or one of its ancestors.');
