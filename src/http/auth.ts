@@ -46,7 +46,11 @@ const takesJobToken = (req: FastifyRequest): boolean => JOB_TOKEN_ROUTES.has(req
 export function credentialOf(req: FastifyRequest, input: Record<string, unknown>): Credential | null {
   const bearer = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '')?.[1]?.trim();
   const jobTokens = takesJobToken(req);
-  const token = str(input.private_token) ?? str(header(req, 'private-token')) ?? str(input.access_token);
+  // PRIVATE-TOKEN (header or parameter) names a personal, project, group or impersonation token
+  // only; an OAuth token counts in `Authorization: Bearer` or `access_token`, as the reference reads them.
+  const personal = str(input.private_token) ?? str(header(req, 'private-token'));
+  if (personal) return { kind: 'token', value: personal, personalOnly: true };
+  const token = str(input.access_token);
   if (token) return { kind: 'token', value: token };
   const jobToken = str(header(req, 'job-token')) ?? str(input.job_token);
   if (jobToken) return { kind: 'job_token', value: jobToken, accepted: jobTokens };

@@ -12,8 +12,9 @@ import { csrfTokenMatches } from '../tokens/sessions.js';
 import { now as clockNow } from '../../shared/clock.js';
 
 export type Credential =
-  // PAT, project/group/impersonation token or OAuth token; `jobToken`: a CI job token is accepted too (Bearer)
-  | { kind: 'token'; value: string; oauthOnly?: boolean; jobToken?: boolean }
+  // PAT, project/group/impersonation token or OAuth token; `personalOnly`: not OAuth (PRIVATE-TOKEN);
+  // `jobToken`: a CI job token is accepted too (Bearer)
+  | { kind: 'token'; value: string; personalOnly?: boolean; jobToken?: boolean }
   // The web session cookie; a write (`safeMethod` false) counts only with the session's CSRF token
   | { kind: 'session'; value: string; csrfToken: string | null; safeMethod: boolean }
   // A CI job token (JOB-TOKEN header, `job_token` parameter); `accepted`: the endpoint takes job tokens
@@ -41,28 +42,28 @@ async function fromJobToken(c: Container, value: string): Promise<Actor> {
   return { user, via: 'job_token', scopes: null, tokenId: null, sudoer: null, job: { id: job.id, projectId: job.project_id } };
 }
 
-async function fromToken(c: Container, value: string, oauthOnly: boolean, jobToken: boolean): Promise<Actor> {
-  if (jobToken && isJobTokenShaped(value)) return fromJobToken(c, value);
+async function fromToken(c: Container, cred: Extract<Credential, { kind: 'token' }>): Promise<Actor> {
+  const { value } = cred;
+  if (cred.jobToken && isJobTokenShaped(value)) return fromJobToken(c, value);
   const d = digest(value);
-  if (!oauthOnly) {
-    // Kept for up to half a second: src/domain/shared/recent_reads.ts says why that stays correct.
-    const found = await c.authCache.read(d, () => findPatWithUserByDigest(c.db, d));
-    if (found) {
-      const { pat, user } = found;
-      if (pat.revoked || (pat.expires_at !== null && pat.expires_at <= today())) throw unauthorized();
-      if (pat.impersonation && !c.config.impersonationEnabled) throw unauthorized();
-      ensureActive(user);
-      // last_used_at is advisory; write it at most once a minute per token
-      if (!pat.last_used_at || clockNow() - Date.parse(pat.last_used_at) > 60_000) await touchPat(c.db, pat.id, nowIso());
-      return {
-        user,
-        via: pat.impersonation ? 'impersonation_token' : 'personal_access_token',
-        scopes: JSON.parse(pat.scopes),
-        tokenId: pat.id,
-        sudoer: null,
-      };
-    }
+  // Kept for up to half a second: src/domain/shared/recent_reads.ts says why that stays correct.
+  const found = await c.authCache.read(d, () => findPatWithUserByDigest(c.db, d));
+  if (found) {
+    const { pat, user } = found;
+    if (pat.revoked || (pat.expires_at !== null && pat.expires_at <= today())) throw unauthorized();
+    if (pat.impersonation && !c.config.impersonationEnabled) throw unauthorized();
+    ensureActive(user);
+    // last_used_at is advisory; write it at most once a minute per token
+    if (!pat.last_used_at || clockNow() - Date.parse(pat.last_used_at) > 60_000) await touchPat(c.db, pat.id, nowIso());
+    return {
+      user,
+      via: pat.impersonation ? 'impersonation_token' : 'personal_access_token',
+      scopes: JSON.parse(pat.scopes),
+      tokenId: pat.id,
+      sudoer: null,
+    };
   }
+  if (cred.personalOnly) throw unauthorized();
   const oauth = await findOauthByDigest(c.db, d);
   if (oauth) {
     if (oauth.revoked_at || Date.parse(oauth.created_at) + oauth.expires_in * 1000 <= clockNow()) throw unauthorized();
@@ -71,7 +72,7 @@ async function fromToken(c: Container, value: string, oauthOnly: boolean, jobTok
     ensureActive(user);
     return { user, via: 'oauth', scopes: oauth.scopes.split(/\s+/).filter(Boolean), tokenId: oauth.id, sudoer: null };
   }
-  if (jobToken) return fromJobToken(c, value);
+  if (cred.jobToken) return fromJobToken(c, value);
   throw unauthorized();
 }
 
@@ -97,7 +98,7 @@ export async function authenticate(c: Container, cred: Credential): Promise<Acto
       if (!cred.accepted) throw unauthorized();
       return fromJobToken(c, cred.value);
     case 'token':
-      return fromToken(c, cred.value, cred.oauthOnly ?? false, cred.jobToken ?? false);
+      return fromToken(c, cred);
   }
 }
 
