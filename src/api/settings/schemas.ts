@@ -16,7 +16,8 @@ function paramOf(def: SettingDef): TSchema {
     case 'float':
       return T.Number();
     case 'string':
-      return values ? OneOf(values as readonly string[]) : T.String();
+      // null clears a free-text setting, as the reference's optional String parameters take nil
+      return values ? OneOf(values as readonly string[]) : Nullable(T.String());
     case 'strings':
     case 'strings?':
       return CommaList(values ? OneOf(values as readonly string[]) : T.String());
