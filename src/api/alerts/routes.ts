@@ -36,7 +36,7 @@ export const alertRoutes = [
     summary: "A project's alert integrations (HTTP endpoints; maintainers and above)",
     params: T.Object({ id: IdOrPath }),
     response: T.Array(AlertIntegration),
-    handler: async ({ c, actor, input }) => (await listIntegrations(c, actor!, input.id)).map(presentIntegration),
+    handler: async ({ c, actor, input }) => (await listIntegrations(c, actor, input.id)).map(presentIntegration),
   }),
   route({
     method: 'POST',
@@ -45,7 +45,7 @@ export const alertRoutes = [
     summary: 'Create an HTTP endpoint alert integration; the answer shows its key, this once',
     params: T.Object({ id: IdOrPath, name: T.String(), active: T.Optional(T.Boolean()) }),
     response: AlertIntegrationWithKey,
-    handler: async ({ c, actor, input }) => presentIntegration(await createIntegration(c, actor!, input.id, input)),
+    handler: async ({ c, actor, input }) => presentIntegration(await createIntegration(c, actor, input.id, input)),
   }),
   route({
     method: 'PUT',
@@ -54,7 +54,7 @@ export const alertRoutes = [
     summary: 'Rename, activate or deactivate an alert integration',
     params: T.Object({ ...withIntegration, name: T.Optional(T.String()), active: T.Optional(T.Boolean()) }),
     response: AlertIntegration,
-    handler: async ({ c, actor, input }) => presentIntegration(await changeIntegration(c, actor!, input.id, input.integration_id, input)),
+    handler: async ({ c, actor, input }) => presentIntegration(await changeIntegration(c, actor, input.id, input.integration_id, input)),
   }),
   route({
     method: 'POST',
@@ -64,7 +64,7 @@ export const alertRoutes = [
     params: T.Object(withIntegration),
     response: AlertIntegrationWithKey,
     status: 200,
-    handler: async ({ c, actor, input }) => presentIntegration(await resetIntegrationKey(c, actor!, input.id, input.integration_id)),
+    handler: async ({ c, actor, input }) => presentIntegration(await resetIntegrationKey(c, actor, input.id, input.integration_id)),
   }),
   route({
     method: 'DELETE',
@@ -73,7 +73,7 @@ export const alertRoutes = [
     summary: 'Delete an alert integration (its alerts stay)',
     params: T.Object(withIntegration),
     status: 204,
-    handler: async ({ c, actor, input }) => removeIntegration(c, actor!, input.id, input.integration_id),
+    handler: async ({ c, actor, input }) => removeIntegration(c, actor, input.id, input.integration_id),
   }),
   route({
     method: 'POST',
@@ -83,7 +83,7 @@ export const alertRoutes = [
     params: T.Object(withIntegration),
     response: T.Array(NotifiedAlert),
     status: 200,
-    handler: async ({ c, actor, input, request }) => presentNotified(await sendTestAlert(c, actor!, input.id, input.integration_id, jsonBodyOf(request) ?? {})),
+    handler: async ({ c, actor, input, request }) => presentNotified(await sendTestAlert(c, actor, input.id, input.integration_id, jsonBodyOf(request) ?? {})),
   }),
   route({
     method: 'POST',
@@ -108,7 +108,7 @@ export const alertRoutes = [
     params: T.Object({ id: IdOrPath, status: T.Optional(OneOf(ALERT_STATUSES)), search: T.Optional(T.String()) }),
     response: Alert,
     paginated: true,
-    handler: async ({ c, actor, input, page }) => mapPage(await listAlerts(c, actor!, input.id, { status: input.status, search: input.search }, page), presentAlert),
+    handler: async ({ c, actor, input, page }) => mapPage(await listAlerts(c, actor, input.id, { status: input.status, search: input.search }, page), presentAlert),
   }),
   route({
     method: 'GET',
@@ -117,7 +117,7 @@ export const alertRoutes = [
     summary: 'One alert, by its iid',
     params: T.Object({ id: IdOrPath, alert_iid: T.Integer() }),
     response: Alert,
-    handler: async ({ c, actor, input }) => presentAlert(await getAlert(c, actor!, input.id, input.alert_iid)),
+    handler: async ({ c, actor, input }) => presentAlert(await getAlert(c, actor, input.id, input.alert_iid)),
   }),
   route({
     method: 'PUT',
@@ -126,6 +126,6 @@ export const alertRoutes = [
     summary: "Set an alert's status: triggered, acknowledged, resolved or ignored",
     params: T.Object({ id: IdOrPath, alert_iid: T.Integer(), status: OneOf(ALERT_STATUSES) }),
     response: Alert,
-    handler: async ({ c, actor, input }) => presentAlert(await setAlertStatus(c, actor!, input.id, input.alert_iid, input.status)),
+    handler: async ({ c, actor, input }) => presentAlert(await setAlertStatus(c, actor, input.id, input.alert_iid, input.status)),
   }),
 ];

@@ -35,7 +35,7 @@ function endpoints(type: BadgeSourceType) {
       summary: `Preview a ${type} badge: its URLs with placeholders resolved (maintainers; owners for groups)`,
       params: T.Object({ id: IdOrPath, link_url: T.String(), image_url: T.String() }),
       response: RenderedBadge,
-      handler: async ({ c, actor, input }) => previewBadge(c, actor!, type, input.id, input.link_url, input.image_url),
+      handler: async ({ c, actor, input }) => previewBadge(c, actor, type, input.id, input.link_url, input.image_url),
     }),
     route({
       method: 'GET',
@@ -56,7 +56,7 @@ function endpoints(type: BadgeSourceType) {
       response: Badge,
       handler: async ({ c, actor, input }) => {
         const { id, ...rest } = input;
-        return presentBadge(await createBadge(c, actor!, type, id, rest));
+        return presentBadge(await createBadge(c, actor, type, id, rest));
       },
     }),
     route({
@@ -68,7 +68,7 @@ function endpoints(type: BadgeSourceType) {
       response: Badge,
       handler: async ({ c, actor, input }) => {
         const { id, badge_id, ...rest } = input;
-        return presentBadge(await changeBadge(c, actor!, type, id, badge_id, rest));
+        return presentBadge(await changeBadge(c, actor, type, id, badge_id, rest));
       },
     }),
     route({
@@ -78,7 +78,7 @@ function endpoints(type: BadgeSourceType) {
       summary: `Remove a badge of a ${type}${type === 'project' ? ' (project badges only)' : ''}`,
       params: T.Object(withBadge),
       status: 204,
-      handler: async ({ c, actor, input, ifUnmodifiedSince }) => removeBadge(c, actor!, type, input.id, input.badge_id, ifUnmodifiedSince),
+      handler: async ({ c, actor, input, ifUnmodifiedSince }) => removeBadge(c, actor, type, input.id, input.badge_id, ifUnmodifiedSince),
     }),
   ];
 }

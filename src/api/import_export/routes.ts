@@ -3,7 +3,7 @@ import { Type as T } from '@sinclair/typebox';
 import { missing } from '../../domain/errors.js';
 import { downloadExport, getExportStatus, requestExport } from '../../domain/import_export/export.js';
 import { checkImportAllowed, getImportStatus, requestImport, requestObjstoreImport, requestRemoteImport } from '../../domain/import_export/import.js';
-import { FileBody, route, type ApiRoute } from '../../http/route.js';
+import { FileBody, route } from '../../http/route.js';
 import { fileParam } from '../projects/uploads_routes.js';
 import { ProjectIdParam } from '../projects/resources_schemas.js';
 import { presentExportStatus, presentImportStatus } from './present.js';
@@ -11,7 +11,7 @@ import { Accepted, ExportParams, ExportStatusSchema, ImportParams, ImportStatusS
 
 const TAG = 'project_import_export';
 
-export const importExportRoutes: ApiRoute<any>[] = [
+export const importExportRoutes = [
   route({
     method: 'POST',
     path: '/projects/:id/export',
@@ -21,7 +21,7 @@ export const importExportRoutes: ApiRoute<any>[] = [
     response: Accepted,
     status: 202,
     handler: async ({ c, actor, input }) => {
-      await requestExport(c, actor!, input.id, { description: input.description, upload: input.upload });
+      await requestExport(c, actor, input.id, { description: input.description, upload: input.upload });
       return { message: '202 Accepted' };
     },
   }),
@@ -32,7 +32,7 @@ export const importExportRoutes: ApiRoute<any>[] = [
     summary: 'The export status of a project',
     params: T.Object(ProjectIdParam),
     response: ExportStatusSchema,
-    handler: async ({ c, actor, input }) => presentExportStatus(c, await getExportStatus(c, actor!, input.id)),
+    handler: async ({ c, actor, input }) => presentExportStatus(c, await getExportStatus(c, actor, input.id)),
   }),
   route({
     method: 'GET',
@@ -41,7 +41,7 @@ export const importExportRoutes: ApiRoute<any>[] = [
     summary: 'Download the finished export archive',
     params: T.Object(ProjectIdParam),
     handler: async ({ c, actor, input }) => {
-      const d = await downloadExport(c, actor!, input.id);
+      const d = await downloadExport(c, actor, input.id);
       return new FileBody(d.stream, 'application/gzip', d.size, {
         'content-disposition': `attachment; filename="${d.filename}"; filename*=UTF-8''${encodeURIComponent(d.filename)}`,
       });
@@ -55,11 +55,11 @@ export const importExportRoutes: ApiRoute<any>[] = [
     params: ImportParams,
     response: ImportStatusSchema,
     handler: async ({ c, actor, input }) => {
-      await checkImportAllowed(c, actor!);
+      await checkImportAllowed(c, actor);
       const file = fileParam('file', input.file);
       if (!file) throw missing('file');
       const { file: _f, ...rest } = input;
-      return presentImportStatus(await requestImport(c, actor!, rest, { file }));
+      return presentImportStatus(await requestImport(c, actor, rest, { file }));
     },
   }),
   route({
@@ -70,9 +70,9 @@ export const importExportRoutes: ApiRoute<any>[] = [
     params: RemoteImportParams,
     response: ImportStatusSchema,
     handler: async ({ c, actor, input }) => {
-      await checkImportAllowed(c, actor!);
+      await checkImportAllowed(c, actor);
       const { url, ...target } = input;
-      return presentImportStatus(await requestRemoteImport(c, actor!, target, url));
+      return presentImportStatus(await requestRemoteImport(c, actor, target, url));
     },
   }),
   // The spec's path and the one real clients post to (python-gitlab's remote_import_s3).
@@ -85,9 +85,9 @@ export const importExportRoutes: ApiRoute<any>[] = [
       params: ObjstoreImportParams,
       response: ImportStatusSchema,
       handler: async ({ c, actor, input }) => {
-        await checkImportAllowed(c, actor!, { objstore: true });
+        await checkImportAllowed(c, actor, { objstore: true });
         const { region, bucket_name, file_key, access_key_id, secret_access_key, ...target } = input;
-        return presentImportStatus(await requestObjstoreImport(c, actor!, target, { region, bucket_name, file_key, access_key_id, secret_access_key }));
+        return presentImportStatus(await requestObjstoreImport(c, actor, target, { region, bucket_name, file_key, access_key_id, secret_access_key }));
       },
     }),
   ),
@@ -98,6 +98,6 @@ export const importExportRoutes: ApiRoute<any>[] = [
     summary: 'The import status of a project',
     params: T.Object(ProjectIdParam),
     response: ImportStatusSchema,
-    handler: async ({ c, actor, input }) => presentImportStatus(await getImportStatus(c, actor!, input.id)),
+    handler: async ({ c, actor, input }) => presentImportStatus(await getImportStatus(c, actor, input.id)),
   }),
 ];

@@ -27,7 +27,7 @@ const stateChange = (action: VulnerabilityAction, summary: string) =>
     summary,
     params: T.Object({ id: T.Integer() }),
     response: Vulnerability,
-    handler: async ({ c, actor, input }) => presentVulnerability(await changeVulnerabilityState(c, actor!, input.id, action)),
+    handler: async ({ c, actor, input }) => presentVulnerability(await changeVulnerabilityState(c, actor, input.id, action)),
   });
 
 export const vulnerabilityRoutes = [
@@ -48,7 +48,7 @@ export const vulnerabilityRoutes = [
     paginated: true,
     handler: async ({ c, actor, input, page }) => {
       const { id, ...filter } = input;
-      return mapPage(await listFindings(c, actor!, id, filter, page), presentFinding);
+      return mapPage(await listFindings(c, actor, id, filter, page), presentFinding);
     },
   }),
   route({
@@ -59,7 +59,7 @@ export const vulnerabilityRoutes = [
     params: T.Object({ id: IdOrPath }),
     response: Vulnerability,
     paginated: true,
-    handler: async ({ c, actor, input, page }) => mapPage(await listVulnerabilities(c, actor!, input.id, page), presentVulnerability),
+    handler: async ({ c, actor, input, page }) => mapPage(await listVulnerabilities(c, actor, input.id, page), presentVulnerability),
   }),
   route({
     method: 'POST',
@@ -68,7 +68,7 @@ export const vulnerabilityRoutes = [
     summary: 'Create a vulnerability from a finding (author: the caller; title, severity, confidence: the finding’s; state detected)',
     params: T.Object({ id: IdOrPath, finding_id: T.Integer() }),
     response: Vulnerability,
-    handler: async ({ c, actor, input }) => presentVulnerability(await createVulnerabilityFromFinding(c, actor!, input.id, input.finding_id)),
+    handler: async ({ c, actor, input }) => presentVulnerability(await createVulnerabilityFromFinding(c, actor, input.id, input.finding_id)),
   }),
   route({
     method: 'GET',
@@ -77,7 +77,7 @@ export const vulnerabilityRoutes = [
     summary: 'One vulnerability',
     params: T.Object({ id: T.Integer() }),
     response: Vulnerability,
-    handler: async ({ c, actor, input }) => presentVulnerability(await getVulnerability(c, actor!, input.id)),
+    handler: async ({ c, actor, input }) => presentVulnerability(await getVulnerability(c, actor, input.id)),
   }),
   stateChange('confirm', 'Confirm a vulnerability (confirmed; 304 when it already is)'),
   stateChange('resolve', 'Resolve a vulnerability (resolved_by_id, resolved_at; 304 when it already is)'),
