@@ -1,5 +1,5 @@
 // Schema helpers shared by every area's schemas.ts.
-import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
+import { Type as T, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 type Primitive = 'string' | 'integer' | 'number' | 'boolean';
 
@@ -24,3 +24,5 @@ export const IdOrPath = T.Union([T.Integer(), T.String()]);
 export const CommaList = <S extends TSchema>(item: S) => T.Unsafe<Static<S>[]>({ ...T.Array(item), commaSeparated: true });
 /** Grape's `allow_blank: false`: a string given empty (or only spaces) is refused with `<name> is empty`. */
 export const NotBlank = <S extends TSchema>(schema: S): S => ({ ...schema, allowBlank: false });
+/** A parameter whose `null` is a value (it clears the field), not an absent parameter. */
+export const NullClears = <S extends TSchema>(schema: S) => ({ ...schema, nullable: true }) as unknown as TUnsafe<Static<S> | null>;

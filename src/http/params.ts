@@ -125,8 +125,11 @@ function coerce(schema: TSchema, value: unknown): unknown {
 }
 
 /** Empty strings mean "not given" for anything but a string, as the reference's coercion has it. */
+/** A parameter that takes `null` as its value (NullClears in api/schemas.ts). */
+const takesNull = (schema: TSchema): boolean => (schema as any).nullable === true;
+
 function isAbsent(schema: TSchema, v: unknown): boolean {
-  if (v === undefined || v === null) return true;
+  if (v === undefined || (v === null && !takesNull(schema))) return true;
   return v === '' && (schema as any)[Kind] !== 'String';
 }
 
@@ -158,6 +161,10 @@ export function parseParams<T>(schema: TObject, raw: Record<string, unknown>, ru
       continue;
     }
     given.add(key); // the rules over several parameters look at what was sent, valid or not
+    if (v === null) {
+      out[key] = null;
+      continue;
+    }
     const r = coerce(sub, v);
     if (r instanceof Invalid && r.reason === 'is missing') throw missing(key + r.at.map((k) => `[${k}]`).join(''));
     if (r instanceof Invalid) errors.push(`${key} ${r.reason}`);

@@ -2,7 +2,7 @@
 // (src/domain/settings/definitions.ts) so that the table stays the one source.
 import { Type as T, type TSchema } from '@sinclair/typebox';
 import { SETTING_NAMES, defOf, type SettingDef } from '../../domain/settings/definitions.js';
-import { CommaList, Nullable, OneOf, Timestamp } from '../schemas.js';
+import { CommaList, Nullable, NullClears, OneOf, Timestamp } from '../schemas.js';
 
 function paramOf(def: SettingDef): TSchema {
   const values = def.values;
@@ -17,7 +17,7 @@ function paramOf(def: SettingDef): TSchema {
       return T.Number();
     case 'string':
       // null clears a free-text setting, as the reference's optional String parameters take nil
-      return values ? OneOf(values as readonly string[]) : Nullable(T.String());
+      return values ? OneOf(values as readonly string[]) : NullClears(T.String());
     case 'strings':
     case 'strings?':
       return CommaList(values ? OneOf(values as readonly string[]) : T.String());
