@@ -119,6 +119,7 @@ export interface SessionsTable {
   session_digest: string;
   expires_at: string;
   created_at: string;
+  admin_mode_until: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BackgroundJobsTable {

@@ -17,6 +17,7 @@ import { groupRoute } from './pages/groups.js';
 import { userPage } from './pages/users.js';
 import { notFoundPage } from './pages/errors.js';
 import { registerSignIn } from './pages/sign_in.js';
+import { registerAdminMode } from './pages/admin_mode.js';
 
 type SiteHandler = (ctx: PageContext) => Promise<PageOutcome>;
 type ProjectHandler = (ctx: ProjectPageContext) => Promise<PageOutcome>;
@@ -33,6 +34,7 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
   });
 
   registerSignIn(app, c);
+  registerAdminMode(app, c);
 
   const site = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
   for (const p of sitePages) site.on('GET', p.path, () => {}, { handler: p.handler });

@@ -21,6 +21,7 @@ import * as m050 from './050_badges.js';
 import * as m051 from './051_alerts.js';
 import * as m052 from './052_vulnerabilities.js';
 import * as m055 from './055_ci_pipeline_list_index.js';
+import * as m063 from './063_session_admin_mode.js';
 import * as m040 from './040_project_import_export.js';
 import * as m041 from './041_project_import_source.js';
 import * as m075 from './075_ci_variables.js';
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '076_ci_triggers': m076,
   '080_protected_tags': m080,
   '085_runners': m085,
+  '063_session_admin_mode': m063,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

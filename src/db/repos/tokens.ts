@@ -96,6 +96,9 @@ export const findSessionByDigest = (db: Kysely<DB>, sessionDigest: string) =>
 export const insertSession = (db: Kysely<DB>, row: Insertable<SessionsTable>) =>
   db.insertInto('sessions').values(row).returningAll().executeTakeFirstOrThrow();
 
+export const setSessionAdminMode = (db: Kysely<DB>, sessionDigest: string, until: string | null) =>
+  db.updateTable('sessions').set({ admin_mode_until: until }).where('session_digest', '=', sessionDigest).execute();
+
 export const deleteSessionByDigest = (db: Kysely<DB>, sessionDigest: string) =>
   db.deleteFrom('sessions').where('session_digest', '=', sessionDigest).execute();
 

@@ -14,6 +14,11 @@ export interface Actor {
   sudoer: UserRow | null;
   /** A CI job token: the running job it belongs to (the user is the job's user). */
   job?: { id: number; projectId: number };
+  /**
+   * An administrator whose credential is not in admin mode while the `admin_mode` setting is on
+   * (a token without the `admin_mode` scope, a session that has not entered it): a normal user.
+   */
+  withoutAdminMode?: true;
 }
 
 /**
@@ -22,7 +27,8 @@ export interface Actor {
  */
 export const actingAs = (user: UserRow): Actor => ({ user, via: 'session', scopes: null, tokenId: null, sudoer: null });
 
-export const isAdmin = (actor: Actor | null): boolean => !!actor && actor.user.admin === 1;
+/** The one place an administrator's rights are decided (the reference's can_admin_all_resources?). */
+export const isAdmin = (actor: Actor | null): boolean => !!actor && actor.user.admin === 1 && !actor.withoutAdminMode;
 
 /** A blocked account (by an admin, by LDAP, or pending approval) may not sign in, and may do nothing. */
 export const isBlocked = (user: UserRow): boolean => user.state === 'blocked' || user.state === 'ldap_blocked' || user.state === 'blocked_pending_approval';

@@ -7,7 +7,8 @@ import { isJobTokenShaped } from '../ci/job_token.js';
 import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.js';
 import { digest } from '../shared/secrets.js';
 import { nowIso, today } from '../shared/time.js';
-import { actingAs, type Actor } from './actor.js';
+import { actingAs, isAdmin, type Actor } from './actor.js';
+import { getSettings } from '../settings/service.js';
 import { csrfTokenMatches } from '../tokens/sessions.js';
 import { now as clockNow } from '../../shared/clock.js';
 
@@ -86,7 +87,7 @@ async function fromSession(c: Container, cred: Extract<Credential, { kind: 'sess
   const user = await findUserById(c.db, s.user_id);
   if (!user) return null;
   ensureActive(user);
-  return actingAs(user);
+  return withAdminMode(c, actingAs(user), s.admin_mode_until !== null && s.admin_mode_until > nowIso());
 }
 
 export async function authenticate(c: Container, cred: Credential): Promise<Actor | null> {
@@ -96,16 +97,28 @@ export async function authenticate(c: Container, cred: Credential): Promise<Acto
     case 'job_token':
       // A job token where the endpoint does not take one is a wrong credential, not no credential.
       if (!cred.accepted) throw unauthorized();
-      return fromJobToken(c, cred.value);
-    case 'token':
-      return fromToken(c, cred);
+      return withAdminMode(c, await fromJobToken(c, cred.value), false);
+    case 'token': {
+      const actor = await fromToken(c, cred);
+      return withAdminMode(c, actor, actor.scopes?.includes('admin_mode') ?? false);
+    }
   }
+}
+
+/**
+ * Admin mode: with the `admin_mode` setting on, an administrator's credential counts as an
+ * administrator's only in admin mode (a token with the `admin_mode` scope, a session that entered
+ * it with the password); otherwise it acts as a normal user.
+ */
+async function withAdminMode(c: Container, actor: Actor, entered: boolean): Promise<Actor> {
+  if (actor.user.admin !== 1 || entered || !(await getSettings(c)).admin_mode) return actor;
+  return { ...actor, withoutAdminMode: true };
 }
 
 /** Sudo as the reference does it: admin, a token (not a session), the `sudo` scope, a known user. */
 export async function sudo(c: Container, actor: Actor | null, identifier: string): Promise<Actor> {
   if (!actor) throw unauthorized();
-  if (actor.user.admin !== 1) throw forbidden('Must be admin to use sudo');
+  if (!isAdmin(actor)) throw forbidden('Must be admin to use sudo');
   if (actor.via === 'session' || actor.via === 'job_token') {
     throw forbidden('Must be authenticated using an OAuth or personal access token to use sudo');
   }

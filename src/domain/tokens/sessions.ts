@@ -2,7 +2,8 @@
 // (domain/auth); the web sign-in form makes one, sign-out removes it.
 import crypto from 'node:crypto';
 import type { Container } from '../context.js';
-import { deleteSessionByDigest, insertSession } from '../../db/repos/tokens.js';
+import { deleteSessionByDigest, findSessionByDigest, insertSession, setSessionAdminMode } from '../../db/repos/tokens.js';
+import { findUserById } from '../../db/repos/users.js';
 import { userByPassword } from '../auth/password.js';
 import { digest, randomToken } from '../shared/secrets.js';
 import { addSeconds, nowIso } from '../shared/time.js';
@@ -28,6 +29,26 @@ export async function createSession(c: Container, userId: number, ttlSeconds = S
 export async function signIn(c: Container, login: string, password: string): Promise<NewSession | null> {
   const user = await userByPassword(c, login, password);
   return user ? createSession(c, user.id) : null;
+}
+
+/** How long an administrator's session stays in admin mode once entered (the reference's six hours). */
+export const ADMIN_MODE_SECONDS = 6 * 3600;
+
+/**
+ * Enters admin mode for a session: its user must be an administrator and give their password
+ * again. False when either fails (the session stays as it was).
+ */
+export async function enterAdminMode(c: Container, sessionValue: string, password: string): Promise<boolean> {
+  const s = await findSessionByDigest(c.db, digest(sessionValue));
+  if (!s || s.expires_at <= nowIso()) return false;
+  const user = await findUserById(c.db, s.user_id);
+  if (!user || user.admin !== 1 || !(await userByPassword(c, user.username, password))) return false;
+  await setSessionAdminMode(c.db, s.session_digest, addSeconds(nowIso(), ADMIN_MODE_SECONDS));
+  return true;
+}
+
+export async function leaveAdminMode(c: Container, sessionValue: string): Promise<void> {
+  await setSessionAdminMode(c.db, digest(sessionValue), null);
 }
 
 export async function signOut(c: Container, sessionValue: string): Promise<void> {

@@ -2,6 +2,7 @@
 import type { ProjectPage, SitePage } from '../page.js';
 import { adminPages } from './admin.js';
 import { adminHookPages } from './admin_hooks.js';
+import { adminModePages } from './admin_mode.js';
 import { adminSettingsPages } from './admin_settings.js';
 import { adminUserPages } from './admin_users.js';
 import { alertPages } from './alerts.js';
@@ -27,6 +28,7 @@ export const sitePages: SitePage[] = [
   ...groupPages,
   ...importSitePages,
   ...adminPages,
+  ...adminModePages,
   ...adminSettingsPages,
   ...adminHookPages,
   ...adminUserPages,
