@@ -264,7 +264,7 @@ for (const dialect of DIALECTS) {
       assert.match(revoked.stderr, /Authentication failed/);
     });
 
-    it('scopes: read_repository clones but cannot push, write_repository pushes, read_api cannot clone', async () => {
+    it('scopes: read_repository and read_api clone but cannot push, write_repository pushes, read_user does neither', async () => {
       const p = projects.private;
       const mk = async (scopes: string[]) => {
         const r = await t.request('POST', `/api/v4/users/${dev.id}/personal_access_tokens`, { body: { name: `s-${scopes[0]}`, scopes } });
@@ -274,6 +274,7 @@ for (const dialect of DIALECTS) {
       const readTok = await mk(['read_repository']);
       const writeTok = await mk(['write_repository']);
       const apiRead = await mk(['read_api']);
+      const userRead = await mk(['read_user']);
 
       const c = await clone(t, cloneUrl(p.http_url_to_repo, readTok));
       assert.equal(c.code, 0, c.stderr);
@@ -288,7 +289,18 @@ for (const dialect of DIALECTS) {
       assert.equal(ok.code, 0, ok.stderr);
       assert.equal((await serverGit(t, p.id, ['rev-parse', 'refs/heads/scoped'])).stdout.trim(), tip);
 
-      const noRead = await clone(t, cloneUrl(p.http_url_to_repo, apiRead));
+      // read_api carries download_code (the reference's read-only abilities): it clones and fetches, never pushes
+      const viaApi = await clone(t, cloneUrl(p.http_url_to_repo, apiRead));
+      assert.equal(viaApi.code, 0, viaApi.stderr);
+      assert.equal((await runGit(t, ['fetch', 'origin', 'scoped'], { cwd: viaApi.dir })).code, 0);
+      await gitOk(t, ['checkout', '--quiet', '-b', 'from-read-api'], { cwd: viaApi.dir });
+      await commitFiles(t, viaApi.dir, { 'r.txt': 'r\n' }, 'Read api');
+      const apiPush = await runGit(t, ['push', 'origin', 'from-read-api'], { cwd: viaApi.dir });
+      assert.notEqual(apiPush.code, 0);
+      assert.match(apiPush.stderr, /remote: You are not allowed to upload code\./);
+      assert.equal((await serverGit(t, p.id, ['rev-parse', '--verify', '--quiet', 'refs/heads/from-read-api'])).code, 1);
+
+      const noRead = await clone(t, cloneUrl(p.http_url_to_repo, userRead));
       assert.notEqual(noRead.code, 0);
       assert.match(noRead.stderr, /remote: You are not allowed to download code\./);
     });

@@ -23,8 +23,11 @@ export interface BasicCredentials {
   password: string;
 }
 
-/** Scopes that let a token read a repository, and push to it (the reference's abilities_for_scopes). */
-const READ_SCOPES = ['api', 'read_repository', 'write_repository'];
+/**
+ * Scopes that let a token read a repository, and push to it (the reference's abilities_for_scopes:
+ * `read_api` carries the read-only abilities, download_code among them).
+ */
+const READ_SCOPES = ['api', 'read_api', 'read_repository', 'write_repository'];
 const WRITE_SCOPES = ['api', 'write_repository'];
 
 export const PROJECT_NOT_FOUND_MESSAGE = "The project you were looking for could not be found or you don't have permission to view it.";
