@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
+import { createSession, csrfTokenOf } from '../../src/domain/tokens/sessions.js';
+import { SESSION_COOKIE } from '../../src/http/auth.js';
 
 type User = { id: number; username: string; token: string };
 
@@ -117,6 +119,82 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([shown.after_sign_up_text, shown.home_page_url], [null, null]);
       // a setting with a list of values still refuses what is not one of them
       assert.equal((await put({ default_project_visibility: null })).status, 400);
+    });
+
+    it('admin_mode on: an admin token without the admin_mode scope is a normal user; with it, an admin', async () => {
+      const plain = await t.createUser({ admin: true, scopes: ['api', 'sudo'] });
+      const moded = await t.createUser({ admin: true, scopes: ['api', 'admin_mode'] });
+      const other = await t.createUser();
+      const hidden = await makeProject(t, other.token, { name: 'admin-mode-private', visibility: 'private' });
+      const calls = (token: string) =>
+        Promise.all([
+          t.get('/api/v4/application/settings', token),
+          t.get('/api/v4/hooks', token),
+          t.request('POST', '/api/v4/users', { token, body: { email: `am-${dialect}@example.com`, username: `am-${dialect}` } }),
+          t.request('POST', `/api/v4/users/${other.id}/impersonation_tokens`, { token, body: { name: 'imp', scopes: ['api'] } }),
+          t.get(`/api/v4/projects/${hidden.id}`, token),
+          t.get(`/api/v4/user?sudo=${other.username}`, token),
+        ]).then((rs) => rs.map((r) => r.status));
+      // off (the default): both tokens are an administrator's
+      assert.deepEqual(await calls(plain.token), [200, 200, 400, 201, 200, 200]);
+      assert.equal((await t.request('PUT', '/api/v4/application/settings', { body: { admin_mode: true } })).status, 200);
+      try {
+        const refused = await t.get('/api/v4/application/settings', plain.token);
+        assert.deepEqual(refused.body, { message: '403 Forbidden' });
+        assert.deepEqual(await calls(plain.token), [403, 403, 403, 403, 404, 403]);
+        assert.deepEqual((await t.get(`/api/v4/user?sudo=${other.username}`, plain.token)).body, { message: '403 Forbidden - Must be admin to use sudo' });
+        // GET /user shows no admin fields to it
+        assert.equal((await t.get('/api/v4/user', plain.token)).body.is_admin, undefined);
+        // (no sudo scope on this one: 403 insufficient_scope for the last)
+        assert.deepEqual(await calls(moded.token), [200, 200, 400, 201, 200, 403]);
+        assert.equal((await t.get('/api/v4/user', moded.token)).body.is_admin, true);
+      } finally {
+        assert.equal((await t.request('PUT', '/api/v4/application/settings', { body: { admin_mode: false } })).status, 200);
+      }
+      assert.equal((await t.get('/api/v4/application/settings', plain.token)).status, 200);
+    });
+
+    it('admin_mode on: the web session of an administrator is a normal user until it enters admin mode with the password', async () => {
+      const admin = await t.createUser({ admin: true, password: 'admin-mode-pass-1' });
+      const session = await createSession(t.c, admin.id);
+      const cookie = `${SESSION_COOKIE}=${encodeURIComponent(session.value)}`;
+      const csrf = csrfTokenOf(t.c, session.value);
+      const page = async (url: string) => (await t.app.inject({ method: 'GET', url, headers: { cookie } })).statusCode;
+      const form = (url: string, fields: Record<string, string>) =>
+        t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() });
+      assert.equal(await page('/admin'), 200);
+      assert.equal((await t.request('PUT', '/api/v4/application/settings', { body: { admin_mode: true } })).status, 200);
+      try {
+        assert.equal(await page('/admin'), 404);
+        assert.equal(await page('/admin/application_settings'), 404);
+        assert.equal(await page('/api/v4/application/settings'), 403);
+        assert.equal(await page('/admin/session/new'), 200);
+        // a wrong password, or no CSRF token, leaves it out
+        let r = await form('/admin/session', { authenticity_token: csrf, password: 'wrong' });
+        assert.deepEqual([r.statusCode, r.headers.location], [302, '/admin/session/new?failed=1']);
+        assert.equal((await form('/admin/session', { password: 'admin-mode-pass-1' })).statusCode, 422);
+        assert.equal(await page('/admin'), 404);
+        r = await form('/admin/session', { authenticity_token: csrf, password: 'admin-mode-pass-1' });
+        assert.deepEqual([r.statusCode, r.headers.location], [302, '/admin']);
+        assert.equal(await page('/admin'), 200);
+        assert.equal(await page('/api/v4/application/settings'), 200);
+        r = await form('/admin/session/destroy', { authenticity_token: csrf });
+        assert.equal(r.statusCode, 302);
+        assert.equal(await page('/admin'), 404);
+        // a user who is not an administrator cannot enter it
+        const user = await t.createUser({ password: 'plain-pass-123' });
+        const theirs = await createSession(t.c, user.id);
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/admin/session',
+          headers: { cookie: `${SESSION_COOKIE}=${encodeURIComponent(theirs.value)}`, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ authenticity_token: csrfTokenOf(t.c, theirs.value), password: 'plain-pass-123' }).toString(),
+        });
+        assert.equal(res.headers.location, '/admin/session/new?failed=1');
+      } finally {
+        assert.equal((await t.request('PUT', '/api/v4/application/settings', { body: { admin_mode: false } })).status, 200);
+      }
+      assert.equal(await page('/admin'), 200);
     });
   });
 }
