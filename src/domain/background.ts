@@ -34,7 +34,7 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
   [PROJECT_EXPORT_JOB]: (c) => (payload: { projectId: number; run: number }) => runExport(c, payload),
   [PROJECT_EXPORT_UPLOAD_JOB]: (c) => (payload: { projectId: number; run: number }, job) => runExportUpload(c, payload, job),
-  [PROJECT_IMPORT_JOB]: (c) => (payload: { projectId: number }) => runImport(c, payload),
+  [PROJECT_IMPORT_JOB]: (c) => (payload: { projectId: number }, job) => runImport(c, payload, job),
   [INGEST_SECURITY_REPORTS_JOB]: (c) => async (payload: { pipelineId: number }) => {
     await ingestPipeline(c, Number(payload.pipelineId));
   },

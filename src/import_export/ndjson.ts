@@ -9,14 +9,18 @@ export class NdjsonFormatError extends Error {
   }
 }
 
-/** Longer than any record Anvil writes (a pipeline with thousands of jobs is a few MB). */
-export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/**
+ * Longer than any record Anvil writes (a pipeline of its 5,000 jobs at most is a few MB), and
+ * small enough that parsing the longest line stays around a hundred MB of memory (the reference
+ * reads lines of up to 50 MB).
+ */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** The lines of a file, split on `\n` (a trailing `\r` dropped), each at most maxBytes long. */
 async function* lines(file: string, maxBytes: number): AsyncGenerator<string> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  const tooLong = () => new NdjsonFormatError(`A line of ${file.split('/').slice(-2).join('/')} is longer than ${maxBytes} bytes`);
+  const tooLong = () => new NdjsonFormatError(`A line of ${file.split('/').slice(-3).join('/')} is longer than ${maxBytes} bytes`);
   for await (const chunk of fs.createReadStream(file)) {
     let buf = chunk as Buffer;
     for (let nl = buf.indexOf(0x0a); nl !== -1; nl = buf.indexOf(0x0a)) {

@@ -4,7 +4,7 @@
 // entry count and compression ratio stop archive bombs. On any refusal the folder is removed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
@@ -77,14 +77,20 @@ export function counter(onBytes: (n: number) => void): Transform {
   });
 }
 
+/** Opens the archive's bytes from the start; called twice (a check pass, then the writing pass). */
+export type ArchiveSource = () => Readable | Promise<Readable>;
+
 /**
- * Reads a tar.gz from `source` into `dest`, which must not exist yet (it is created, and
- * removed again when the archive is refused). Resolves with the files written.
+ * Reads a tar.gz into `dest`, which must not exist yet (it is created, and removed again when
+ * the archive is refused). The archive is read twice: a first pass checks every entry (names,
+ * types, sizes, how many) without writing anything, so a refusal costs no disk work; the second
+ * writes the files. Resolves with the files written.
  */
-export async function readArchive(source: Readable, dest: string, limits: ReadLimits = DEFAULT_LIMITS): Promise<ReadResult> {
+export async function readArchive(open: ArchiveSource, dest: string, limits: ReadLimits = DEFAULT_LIMITS): Promise<ReadResult> {
   await fs.promises.mkdir(dest, { recursive: false });
   try {
-    return await extractInto(source, dest, limits);
+    await extractInto(await open(), null, limits);
+    return await extractInto(await open(), dest, limits);
   } catch (err) {
     await fs.promises.rm(dest, { recursive: true, force: true });
     if (err instanceof ArchiveError) throw err;
@@ -96,7 +102,8 @@ export async function readArchive(source: Readable, dest: string, limits: ReadLi
   }
 }
 
-async function extractInto(source: Readable, dest: string, limits: ReadLimits): Promise<ReadResult> {
+/** One pass over the archive: with `dest` null, every entry is checked and its bytes skipped. */
+async function extractInto(source: Readable, dest: string | null, limits: ReadLimits): Promise<ReadResult> {
   let compressed = 0;
   let inflated = 0;
   const checkRatio = () => {
@@ -137,9 +144,9 @@ async function extractInto(source: Readable, dest: string, limits: ReadLimits): 
       throw new ArchiveError(`Archive entry ${JSON.stringify(h.name)} appears more than once`);
     }
     seen.add(name);
-    const target = path.join(dest, ...parts);
+    const target = dest === null ? null : path.join(dest, ...parts);
     if (type === 'directory') {
-      await fs.promises.mkdir(target, { recursive: true });
+      if (target !== null) await fs.promises.mkdir(target, { recursive: true });
       return void entry.resume();
     }
     const size = h.size ?? 0;
@@ -147,6 +154,10 @@ async function extractInto(source: Readable, dest: string, limits: ReadLimits): 
     if (total + size > limits.maxTotalBytes) throw new ArchiveError(`The archive is larger than ${limits.maxTotalBytes} bytes uncompressed`);
     total += size;
     fileNames.add(name);
+    if (target === null) {
+      await pipeline(entry, new Writable({ write: (_chunk, _enc, done) => done() }));
+      return;
+    }
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
     // `wx`: never follows or replaces anything already there
     writing = fs.createWriteStream(target, { flags: 'wx', mode: 0o600 });

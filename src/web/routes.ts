@@ -22,7 +22,21 @@ import { registerAdminMode } from './pages/admin_mode.js';
 type SiteHandler = (ctx: PageContext) => Promise<PageOutcome>;
 type ProjectHandler = (ctx: ProjectPageContext) => Promise<PageOutcome>;
 
+/**
+ * Every page's Content-Security-Policy: scripts only from Anvil's own files (no inline script, no
+ * event-handler attribute, no `javascript:` URL), no plugins, no framing, forms only to Anvil.
+ * Images may come from anywhere (badges); inline style attributes stay (bars and graphs).
+ */
+export const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src * data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 export function registerWeb(app: FastifyInstance, c: Container): void {
+  // on every HTML answer (pages, sign-in, error pages) that has not set a stricter policy itself
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html') && !reply.hasHeader('content-security-policy')) {
+      reply.header('content-security-policy', PAGE_CSP);
+    }
+    return payload;
+  });
   app.get(`${ASSET_PREFIX}/:name`, async (req, reply) => {
     const a = asset((req.params as { name: string }).name);
     if (!a) return reply.code(404).type('text/plain').send('Not Found');

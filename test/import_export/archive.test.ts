@@ -23,7 +23,7 @@ const freshDest = () => path.join(work, `out-${++n}`);
 
 async function refused(archive: Buffer, message: string | RegExp, limits?: Partial<ReadLimits>): Promise<void> {
   const dest = freshDest();
-  await assert.rejects(readArchive(Readable.from([archive]), dest, { ...DEFAULT_LIMITS, ...limits }), (err: unknown) => {
+  await assert.rejects(readArchive(() => Readable.from([archive]), dest, { ...DEFAULT_LIMITS, ...limits }), (err: unknown) => {
     assert.ok(err instanceof ArchiveError, `expected an ArchiveError, got ${String(err)}`);
     if (typeof message === 'string') assert.equal(err.message, message);
     else assert.match(err.message, message);
@@ -82,6 +82,33 @@ describe('archive reader: hostile archives are refused', () => {
     it(`refuses ${what}`, () => refused(archive, message, limits));
   }
 
+  it('100,001 empty files: refused by the checking pass, before a single file is written', async () => {
+    const entries: RawEntry[] = Array.from({ length: DEFAULT_LIMITS.maxEntries + 1 }, (_, i) => ({ name: `f/${i}`, body: '' }));
+    const archive = rawTarGz(entries);
+    const dest = freshDest();
+    let opens = 0;
+    const started = Date.now();
+    await assert.rejects(readArchive(() => { opens += 1; return Readable.from([archive]); }, dest), (err: unknown) =>
+      err instanceof ArchiveError && err.message === `The archive has more than ${DEFAULT_LIMITS.maxEntries} entries`);
+    const seconds = (Date.now() - started) / 1000;
+    assert.equal(opens, 1, 'the writing pass never started');
+    assert.equal(fs.existsSync(dest), false);
+    // a sanity bound, far above what the check pass takes, far below writing 100,000 files
+    assert.ok(seconds < 60, `took ${seconds} s`);
+  });
+
+  it('a refused archive is read once; a good one twice (check, then write)', async () => {
+    let opens = 0;
+    const open = (archive: Buffer) => () => { opens += 1; return Readable.from([archive]); };
+    await assert.rejects(readArchive(open(rawTarGz([...ok, { name: 'a', body: 'x' }, { name: 'l', type: '2', linkname: '/etc' }])), freshDest()), ArchiveError);
+    assert.equal(opens, 1);
+    opens = 0;
+    const dest = freshDest();
+    assert.deepEqual((await readArchive(open(rawTarGz([...ok, { name: 'a', body: 'x' }])), dest)).files, ['VERSION', 'a']);
+    assert.equal(opens, 2);
+    fs.rmSync(dest, { recursive: true });
+  });
+
   it('writes nothing outside its folder for any refused archive', () => {
     assert.equal(fs.existsSync('/tmp/anvil-escape'), false);
     assert.equal(fs.existsSync(path.join(work, 'escape')), false);
@@ -91,7 +118,7 @@ describe('archive reader: hostile archives are refused', () => {
   it('refuses a destination that already exists (it must be a fresh folder)', async () => {
     const dest = freshDest();
     fs.mkdirSync(dest);
-    await assert.rejects(readArchive(Readable.from([rawTarGz(ok)]), dest), /EEXIST/);
+    await assert.rejects(readArchive(() => Readable.from([rawTarGz(ok)]), dest), /EEXIST/);
     fs.rmSync(dest, { recursive: true });
   });
 });
@@ -99,7 +126,7 @@ describe('archive reader: hostile archives are refused', () => {
 describe('archive reader: names', () => {
   it('reads entries with and without ./ as the same names', async () => {
     const dest = freshDest();
-    const r = await readArchive(Readable.from([rawTarGz([
+    const r = await readArchive(() => Readable.from([rawTarGz([
       { name: './', type: '5' }, { name: './VERSION', body: '0.2.4' }, { name: 'tree/', type: '5' },
       { name: 'tree/project.json', body: '{}' }, { name: './tree/project/', type: '5' }, { name: './tree/project/labels.ndjson', body: '' },
     ])]), dest);
@@ -130,7 +157,7 @@ describe('archive writer', () => {
     fs.rmSync(src, { recursive: true });
 
     const dest = freshDest();
-    const r = await readArchive(fs.createReadStream(file), dest);
+    const r = await readArchive(() => fs.createReadStream(file), dest);
     assert.deepEqual(r.files.sort(), ['VERSION', 'project.bundle', 'tree/project.json', 'tree/project/labels.ndjson']);
     assert.ok(fs.readFileSync(path.join(dest, 'project.bundle')).equals(big));
     const records = [];

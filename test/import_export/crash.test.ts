@@ -9,9 +9,11 @@ import { refSha } from '../helpers/repository.js';
 import { postImport } from '../helpers/import_export.js';
 import { spawnWorker, waitFor, type ChildWorker } from '../helpers/queue.js';
 import { insertFinishedPipelinesBulk } from '../../src/db/repos/bulk_ci.js';
-import { findExport } from '../../src/db/repos/project_import_export.js';
+import { findExport, findImport } from '../../src/db/repos/project_import_export.js';
 import { runExportUpload } from '../../src/domain/import_export/export.js';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 
 const FIXTURE = '../import_export/fixtures/worker.ts';
 
@@ -111,6 +113,47 @@ for (const dialect of DIALECTS) {
         await runExportUpload(t.c, { projectId: p.id, run: e.run }, { attempts: 1, maxAttempts: 5 });
         assert.equal(got.length, 1);
         assert.equal(held, 2);
+      } finally {
+        await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: false } });
+        server.closeAllConnections();
+        server.close();
+      }
+    });
+
+    it('an import that stops its node on every try fails for good on the last one: a readable error, no files left', async () => {
+      // the archive's server answers the request's HEAD, then holds every download open: each node
+      // dies while the import is `started`, as a node dies that an archive drives out of memory
+      const downloads: string[] = [];
+      const server = http.createServer((req, res) => {
+        if (req.method === 'HEAD') return void res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': '1000' }).end();
+        downloads.push(req.url ?? '');
+        res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': '1000' });
+        res.write(Buffer.alloc(10));
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/a.tar.gz`;
+      await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: true } });
+      try {
+        const r = await t.request('POST', '/api/v4/projects/remote-import', { body: { url, path: 'kills-its-node' } });
+        assert.equal(r.status, 201, r.text);
+        const status = async () => (await t.get(`/api/v4/projects/${r.body.id}/import`)).body;
+        for (let run = 1; run <= 2; run++) {
+          const w = await node();
+          await waitFor(`download ${run}`, () => downloads.length === run, 60_000);
+          assert.equal((await status()).import_status, 'started');
+          await kill(w);
+        }
+        const last = await node();
+        await waitFor('the import to end', async () => (await status()).import_status !== 'started', 60_000);
+        const st = await status();
+        assert.deepEqual([st.import_status, st.import_error], ['failed', 'The import stopped before it finished 2 times (the server ran out of memory or restarted); it is not tried again']);
+        assert.equal(downloads.length, 2, 'the last try did not download again');
+        const job = await t.c.db.selectFrom('background_jobs').select(['state', 'attempts']).where('kind', '=', 'project_import').where('payload', 'like', `%:${r.body.id}}`).executeTakeFirstOrThrow();
+        assert.deepEqual([job.state, job.attempts], ['done', 3]);
+        assert.equal(fs.existsSync(path.join(t.c.config.dataDir, 'tmp', `import-${r.body.id}`)), false, 'its working folder is gone');
+        const imp = await findImport(t.c.db, r.body.id);
+        assert.deepEqual([imp?.archive_key, imp?.source_url_encrypted], [null, null]);
+        await kill(last);
       } finally {
         await t.request('PUT', '/api/v4/application/settings', { body: { allow_local_requests_from_web_hooks_and_services: false } });
         server.closeAllConnections();

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DIALECTS } from '../helpers/build.js';
+import { PAGE_CSP } from '../../src/web/routes.js';
 import { WEB_ROOT_PASSWORD, launchBrowser, screenshot, seriousA11yViolations, signIn, startWebServer, type WebServer } from '../helpers/web.js';
 
 for (const dialect of DIALECTS) {
@@ -177,6 +178,35 @@ for (const dialect of DIALECTS) {
       const unknown = await fetch(`${s.url}/api/v4/no-such-endpoint`);
       assert.equal(unknown.status, 404);
       assert.deepEqual(await unknown.json(), { error: '404 Not Found' });
+    });
+
+    it('every page forbids inline script and javascript: URLs (Content-Security-Policy); the pages still run their scripts', async () => {
+      for (const path of ['/users/sign_in', '/explore/projects', `/${open.path_with_namespace}`, '/no/such/page']) {
+        const r = await fetch(`${s.url}${path}`);
+        assert.equal(r.headers.get('content-security-policy'), PAGE_CSP, path);
+      }
+      assert.equal((await fetch(`${s.url}/api/v4/version`)).headers.get('content-security-policy'), null, 'the API answers JSON, without a page policy');
+      await fresh();
+      const violations: string[] = [];
+      page.on('console', (m) => { if (/Content Security Policy/.test(m.text())) violations.push(m.text()); });
+      await signIn(page, s.url, 'alice@example.com', alice.password);
+      await page.goto(`/${open.path_with_namespace}`);
+      await page.locator('h1', { hasText: 'open-source' }).waitFor();
+      assert.deepEqual(violations, [], 'Anvil\'s own pages break none of it');
+      // what stored script would try: an inline handler, an inline script, a javascript: link
+      await page.evaluate(() => {
+        const w = window as unknown as Record<string, unknown>;
+        w.__ran = [];
+        document.body.insertAdjacentHTML('beforeend', '<img id="x1" src="/no-such-image" onerror="window.__ran.push(\'handler\')">');
+        const sc = document.createElement('script');
+        sc.textContent = "window.__ran.push('inline')";
+        document.body.append(sc);
+        document.body.insertAdjacentHTML('beforeend', '<a id="x2" href="javascript:window.__ran.push(\'link\')">x</a>');
+      });
+      await page.locator('#x2').click();
+      await page.waitForTimeout(300);
+      assert.deepEqual(await page.evaluate(() => (window as unknown as { __ran: string[] }).__ran), []);
+      assert.ok(violations.length >= 3, violations.join('\n'));
     });
   });
 }

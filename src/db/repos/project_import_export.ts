@@ -115,8 +115,12 @@ export const insertImportFailure = (db: Db, row: Insertable<ImportFailuresTable>
 /** Users an importer maps exported members to, by e-mail (primary or public) or username, case-insensitively. */
 export async function usersByEmailOrUsername(db: Db, emails: string[], usernames: string[]) {
   const q = db.selectFrom('users').select(['id', 'email_lower', 'public_email', 'username_lower']).where('state', '=', 'active');
-  const byEmail = emails.length ? await q.where((eb) => eb.or([eb('email_lower', 'in', emails), eb('public_email', 'in', emails)])).execute() : [];
-  const byName = usernames.length ? await q.where('username_lower', 'in', usernames).execute() : [];
+  // in slices: an archive may name many thousands, more than a statement takes parameters
+  const slices = (all: string[]) => Array.from({ length: Math.ceil(all.length / 500) }, (_, i) => all.slice(i * 500, i * 500 + 500));
+  const byEmail = [];
+  for (const some of slices(emails)) byEmail.push(...(await q.where((eb) => eb.or([eb('email_lower', 'in', some), eb('public_email', 'in', some)])).execute()));
+  const byName = [];
+  for (const some of slices(usernames)) byName.push(...(await q.where('username_lower', 'in', some).execute()));
   return { byEmail, byName };
 }
 

@@ -21,8 +21,8 @@ import { destroyProjectRows } from '../../db/repos/project_lifecycle.js';
 import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { findUserById } from '../../db/repos/users.js';
 import { findProjectById, updateProject as updateProjectRow, type ProjectRow } from '../../db/repos/projects.js';
-import { fetchBundle } from '../../git/bundle.js';
-import { setHeadBranch } from '../../git/refs.js';
+import { fetchBundle, type FetchedBundle } from '../../git/bundle.js';
+import { isValidBranchName, setHeadBranch } from '../../git/refs.js';
 import { branchNames } from '../../git/ref_files.js';
 import { readCommit } from '../../git/objects.js';
 import { initBare, removeRepository, resolveRevision } from '../../git/repository.js';
@@ -50,7 +50,7 @@ import { decryptSecret, encryptSecret } from '../shared/encryption.js';
 import { outboundPolicy } from '../hooks/delivery.js';
 import { mapsImportedMembers } from './policy.js';
 import {
-  badgeFrom, ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
+  badgeFrom, checkRecordValues, ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
   type ExportedMember,
 } from './relations.js';
 
@@ -59,6 +59,8 @@ export const PROJECT_IMPORT_JOB = 'project_import';
 const SOURCE = 'gitlab_project';
 /** At most this many failed relations are shown, newest first. */
 const MAX_FAILED_RELATIONS = 100;
+/** Records one relation file may hold; more fails the import (nothing is read whole, but a transaction has its limits). */
+const MAX_RELATION_ROWS = 100_000;
 
 // ---- requests ----
 
@@ -275,23 +277,32 @@ class ImportError extends Error {}
  * transaction that also marks the import finished, so it lands at most once); a finished or
  * failed import has nothing left to do but the overwrite swap.
  */
-export async function runImport(c: Container, payload: { projectId: number }): Promise<void> {
+export async function runImport(c: Container, payload: { projectId: number }, job: { attempts: number; maxAttempts: number } = { attempts: 1, maxAttempts: 1 }): Promise<void> {
   const project = await findProjectById(c.db, payload.projectId);
   const imp = project ? await findImport(c.db, project.id) : undefined;
   if (!project || !imp) return;
   if (project.import_status === 'finished') return finishImport(c, project.id);
   if (project.import_status === 'failed') return dropArchive(c, project.id);
+  // Still `started`: every earlier run was cut short (a run that fails records it). On the last
+  // attempt the import is not tried again: it may be what stopped the server.
+  if (project.import_status === 'started' && job.attempts >= job.maxAttempts) {
+    c.log.error({ projectId: project.id, attempts: job.attempts }, 'an import was cut short on each attempt; it has failed for good');
+    return failImport(c, project, `The import stopped before it finished ${job.attempts - 1} times (the server ran out of memory or restarted); it is not tried again`);
+  }
   await setImportState(c.db, project.id, { import_status: 'started', updated_at: nowIso() });
 
-  const dir = workDir(c, project.id);
   const repo = repositoryDir(c, project.id);
   try {
+    const dir = workDir(c, project.id);
     await fs.promises.rm(dir, { recursive: true, force: true });
     await fs.promises.mkdir(path.dirname(dir), { recursive: true });
     if (imp.source_url_encrypted) await downloadArchive(c, imp);
-    const body = imp.archive_key ? await c.storage.get(imp.archive_key) : null;
-    if (!body) throw new ImportError('The import file is missing');
-    await readArchive(body, dir, DEFAULT_LIMITS);
+    const open = async () => {
+      const body = imp.archive_key ? await c.storage.get(imp.archive_key) : null;
+      if (!body) throw new ImportError('The import file is missing');
+      return body;
+    };
+    await readArchive(open, dir, DEFAULT_LIMITS);
     checkVersion(await readText(path.join(dir, FILES.version), 1024));
 
     const attributes = await readProjectTree(dir);
@@ -301,26 +312,49 @@ export async function runImport(c: Container, payload: { projectId: number }): P
 
     // The repository and the files first: the database rows land last, in one transaction.
     removeRepository(repo);
-    const defaultBranch = (override.default_branch as string | undefined) ?? (attributes.default_branch as string | undefined) ?? project.default_branch ?? 'main';
+    const branchOf = (v: unknown) => (typeof v === 'string' && isValidBranchName(v) ? v : undefined);
+    const defaultBranch = branchOf(override.default_branch) ?? branchOf(attributes.default_branch) ?? project.default_branch ?? 'main';
     await initBare(repo, defaultBranch);
-    let head: string | null = null;
-    if (fs.existsSync(path.join(dir, FILES.bundle))) head = await fetchBranches(c, repo, path.join(dir, FILES.bundle), defaultBranch);
+    let fetched: FetchedRepository = { head: null, dropped: [] };
+    if (isFile(path.join(dir, FILES.bundle))) fetched = await fetchBranches(c, repo, path.join(dir, FILES.bundle), defaultBranch);
     const avatar = await restoreFiles(c, project.id, dir);
-    await restoreRelations(c, project, imp.user_id, imp.correlation_id, dir, { attributes, override: { ...override, ...(avatar ? { avatar_path: avatar } : {}) }, overrideVisibility, head });
+    await restoreRelations(c, project, imp.user_id, imp.correlation_id, dir, {
+      attributes, override: { ...override, ...(avatar ? { avatar_path: avatar } : {}) }, overrideVisibility, head: fetched.head, droppedRefs: fetched.dropped,
+    });
   } catch (err) {
     const message = failureMessage(err);
     if (message === null) c.log.error({ err, projectId: project.id }, 'project import failed');
-    // No half project: the repository goes back to empty, the files go; the rows never landed.
-    removeRepository(repo);
-    await initBare(repo, project.default_branch ?? 'main').catch(() => {});
-    await c.storage.deletePrefix(`projects/${project.id}/`);
-    await setImportState(c.db, project.id, { import_status: 'failed', import_error: message ?? String((err as Error)?.message ?? err), updated_at: nowIso() });
-    return dropArchive(c, project.id);
+    return failImport(c, project, message ?? `An unexpected error stopped the import (correlation id ${imp.correlation_id})`);
   } finally {
-    await fs.promises.rm(dir, { recursive: true, force: true });
+    await fs.promises.rm(workDir(c, project.id), { recursive: true, force: true });
   }
   await finishImport(c, project.id);
 }
+
+/**
+ * Ends an import as failed with a message the user reads. No half project: the repository goes
+ * back to empty, the files and the working folder go; the rows never landed.
+ */
+async function failImport(c: Container, project: ProjectRow, message: string): Promise<void> {
+  const repo = repositoryDir(c, project.id);
+  removeRepository(repo);
+  await initBare(repo, project.default_branch ?? 'main').catch(() => {});
+  await fs.promises.rm(workDir(c, project.id), { recursive: true, force: true });
+  await c.storage.deletePrefix(`projects/${project.id}/`);
+  await setImportState(c.db, project.id, { import_status: 'failed', import_error: message, updated_at: nowIso() });
+  await dropArchive(c, project.id);
+}
+
+/** What is at a path of the extracted archive (a name may pass through a file: ENOTDIR is "nothing"). */
+function statOf(p: string): fs.Stats | null {
+  try {
+    return fs.statSync(p);
+  } catch {
+    return null;
+  }
+}
+const isFile = (p: string) => statOf(p)?.isFile() ?? false;
+const isDirectory = (p: string) => statOf(p)?.isDirectory() ?? false;
 
 /**
  * remote-import and remote-import-objstore: the archive comes down here, in the job, through
@@ -376,7 +410,7 @@ async function dropArchive(c: Container, projectId: number): Promise<void> {
   await updateImport(c.db, projectId, { archive_key: null, source_url_encrypted: null, updated_at: nowIso() });
 }
 
-/** The message a user reads for an expected failure; null for an unexpected one (logged). */
+/** The message a user reads for an expected failure (never a server path); null for an unexpected one (logged, not shown). */
 function failureMessage(err: unknown): string | null {
   if (err instanceof ArchiveError || err instanceof VersionError || err instanceof NdjsonFormatError || err instanceof ImportError) return err.message;
   return null;
@@ -404,7 +438,7 @@ const MAX_PROJECT_TREE_BYTES = 16 * 1024 * 1024;
 
 async function readProjectTree(dir: string): Promise<Record<string, unknown>> {
   const file = path.join(dir, FILES.projectTree);
-  if (!fs.existsSync(file)) throw new ImportError('Project tree file tree/project.json is missing');
+  if (!isFile(file)) throw new ImportError('Project tree file tree/project.json is missing');
   if ((await fs.promises.stat(file)).size > MAX_PROJECT_TREE_BYTES) throw new ImportError(`tree/project.json is larger than ${MAX_PROJECT_TREE_BYTES} bytes`);
   const text = await readText(file, MAX_PROJECT_TREE_BYTES);
   let tree: unknown;
@@ -417,18 +451,33 @@ async function readProjectTree(dir: string): Promise<Record<string, unknown>> {
   return tree as Record<string, unknown>;
 }
 
-/** Fetches the bundle's branches and tags; HEAD names the default branch (else the bundle's HEAD, else the first branch). */
-async function fetchBranches(c: Container, repo: string, bundle: string, wanted: string): Promise<string | null> {
-  let head: string | null;
+interface FetchedRepository {
+  /** The default branch of the fetched repository (null: empty repository). */
+  head: string | null;
+  /** Branches and tags of the bundle that did not arrive. */
+  dropped: string[];
+}
+
+/**
+ * Fetches the bundle's branches and tags; HEAD names the default branch (else the bundle's HEAD,
+ * else the first branch). A bundle that lists refs of which none arrives fails the import; refs
+ * dropped beside others that arrived are reported as failed relations.
+ */
+async function fetchBranches(c: Container, repo: string, bundle: string, wanted: string): Promise<FetchedRepository> {
+  let fetched: FetchedBundle;
   try {
-    head = (await fetchBundle(repo, bundle)).head;
+    fetched = await fetchBundle(repo, bundle);
   } catch (err) {
     // git's own words name server paths: they go to the log, not to the user
     c.log.warn({ err }, 'an imported bundle could not be fetched');
     throw new ImportError('The repository bundle could not be read (not a git bundle, or objects that fail the checks)');
   }
+  const { head, offered, dropped } = fetched;
+  if (offered > 0 && dropped.length === offered) {
+    throw new ImportError(`Nothing of the repository arrived: git refused all ${offered} branch and tag names of the bundle (${dropped.slice(0, 3).map((r) => JSON.stringify(r)).join(', ')}${offered > 3 ? ', …' : ''})`);
+  }
   const branches = branchNames(repo);
-  if (branches.length === 0) return null;
+  if (branches.length === 0) return { head: null, dropped };
   let branch = branches.includes(wanted) ? wanted : null;
   if (!branch && head) {
     for (const b of ['main', 'master', ...branches]) {
@@ -440,7 +489,7 @@ async function fetchBranches(c: Container, repo: string, bundle: string, wanted:
   }
   branch ??= branches[0]!;
   await setHeadBranch(repo, branch);
-  return branch;
+  return { head: branch, dropped };
 }
 
 interface Restore {
@@ -449,12 +498,28 @@ interface Restore {
   overrideVisibility: number | undefined;
   /** The default branch of the fetched repository (null: empty repository). */
   head: string | null;
+  /** Refs of the bundle that did not arrive: each one a failed relation. */
+  droppedRefs: string[];
 }
 
 /** Every relation Anvil models, in one transaction with the `finished` status. */
 async function restoreRelations(c: Container, project: ProjectRow, importerId: number, correlationId: string, dir: string, r: Restore): Promise<void> {
   const relations = (name: string) => path.join(dir, relationFile(name));
-  const exists = (name: string) => fs.existsSync(relations(name));
+  const exists = (name: string) => isFile(relations(name));
+  /** A relation's records, at most MAX_RELATION_ROWS of them; a record with a NUL byte anywhere fails as the API would refuse it. */
+  async function* records(name: string): AsyncGenerator<{ line: number; record: Record<string, unknown>; error?: RecordError }> {
+    let n = 0;
+    for await (const { line, record } of readNdjson(relations(name))) {
+      if (++n > MAX_RELATION_ROWS) throw new ImportError(`${relationFile(name)} has more than ${MAX_RELATION_ROWS} records`);
+      try {
+        checkRecordValues(record);
+        yield { line, record };
+      } catch (err) {
+        if (!(err instanceof RecordError)) throw err;
+        yield { line, record: {}, error: err };
+      }
+    }
+  }
   const now = nowIso();
   const ns = (await findNamespaceById(c.db, project.namespace_id))!;
   const importer = await findUserById(c.db, importerId);
@@ -462,8 +527,9 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
   // Members first: they map the archive's users to users here.
   const members: { line: number; member?: ExportedMember; error?: RecordError }[] = [];
   if (exists('project_members')) {
-    for await (const { line, record } of readNdjson(relations('project_members'))) {
+    for await (const { line, record, error } of records('project_members')) {
       try {
+        if (error) throw error;
         members.push({ line, member: memberFrom(record) });
       } catch (err) {
         if (!(err instanceof RecordError)) throw err;
@@ -501,8 +567,8 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
   await inTransaction(c.db, async (tx) => {
     for (const name of ['project_feature', 'ci_cd_settings'] as const) {
       if (!exists(name)) continue;
-      for await (const { record } of readNdjson(relations(name))) {
-        Object.assign(patch, name === 'project_feature' ? projectFeaturePatch(record) : ciCdSettingsPatch(record));
+      for await (const { record, error } of records(name)) {
+        if (!error) Object.assign(patch, name === 'project_feature' ? projectFeaturePatch(record) : ciCdSettingsPatch(record));
       }
     }
     Object.assign(patch, r.override);
@@ -527,8 +593,9 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
 
     await deleteProtectedBranches(tx, project.id);
     if (exists('protected_branches')) {
-      for await (const { line, record } of readNdjson(relations('protected_branches'))) {
+      for await (const { line, record, error } of records('protected_branches')) {
         try {
+          if (error) throw error;
           const pb = protectedBranchFrom(record, mapKnownUser);
           if (!(await insertProtectedBranchRow(tx, { project_id: project.id, name: pb.name, allow_force_push: pb.allowForcePush, code_owner_approval_required: pb.codeOwnerApprovalRequired, now }, pb.entries))) {
             throw new RecordError('ActiveRecord::RecordInvalid', 'Validation failed: Name has already been taken');
@@ -540,8 +607,9 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
       }
     }
     if (exists('custom_attributes')) {
-      for await (const { line, record } of readNdjson(relations('custom_attributes'))) {
+      for await (const { line, record, error } of records('custom_attributes')) {
         try {
+          if (error) throw error;
           const a = customAttributeFrom(record);
           if (!(await insertProjectCustomAttribute(tx, { project_id: project.id, key: a.key, value: a.value, now }))) {
             throw new RecordError('ActiveRecord::RecordInvalid', 'Validation failed: Key has already been taken');
@@ -553,8 +621,9 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
       }
     }
     if (exists('project_badges')) {
-      for await (const { line, record } of readNdjson(relations('project_badges'))) {
+      for await (const { line, record, error } of records('project_badges')) {
         try {
+          if (error) throw error;
           const b = badgeFrom(record);
           await insertBadge(tx, { project_id: project.id, group_id: null, name: b.name, link_url: b.link_url, image_url: b.image_url, created_at: b.created_at ?? now, updated_at: b.updated_at ?? now });
         } catch (err) {
@@ -567,10 +636,14 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
       let nextIid = (await lastPipelineIid(tx, project.id)) + 1;
       const commits = new Map<string, Awaited<ReturnType<typeof readCommit>>>();
       const repo = repositoryDir(c, project.id);
-      for await (const { line, record } of readNdjson(relations('ci_pipelines'))) {
+      for await (const { line, record, error } of records('ci_pipelines')) {
         try {
+          if (error) throw error;
           const p = pipelineFrom(record, mapUser, now);
-          if (!commits.has(p.row.sha)) commits.set(p.row.sha, r.head ? await readCommit(repo, p.row.sha).catch(() => null) : null);
+          if (!commits.has(p.row.sha)) {
+            if (commits.size >= 1000) commits.clear(); // a cache, not every commit of a long history
+            commits.set(p.row.sha, r.head ? await readCommit(repo, p.row.sha).catch(() => null) : null);
+          }
           const commit = commits.get(p.row.sha);
           const row = {
             ...p.row, project_id: project.id, iid: p.iid ?? nextIid,
@@ -591,6 +664,9 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
         }
       }
     }
+    for (const [i, ref] of r.droppedRefs.slice(0, MAX_FAILED_RELATIONS).entries()) {
+      await fail(tx, 'repository', i, new RecordError('Gitlab::ImportExport::Error', `Ref ${JSON.stringify(ref)} was not imported: git refuses its name`));
+    }
     await patchImportedProject(tx, project.id, { ...finalPatch, import_status: 'finished', import_error: null, updated_at: nowIso() });
   });
 }
@@ -598,9 +674,9 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
 /** uploads/<secret>/<file> and avatar/<file> of the archive into blob storage; the avatar's name, if any. */
 async function restoreFiles(c: Container, projectId: number, dir: string): Promise<string | null> {
   const uploads = path.join(dir, FILES.uploadsDir);
-  if (fs.existsSync(uploads)) {
+  if (isDirectory(uploads)) {
     for (const secret of await fs.promises.readdir(uploads)) {
-      if (!/^[0-9a-f]{32}$/.test(secret)) continue;
+      if (!/^[0-9a-f]{32}$/.test(secret) || !isDirectory(path.join(uploads, secret))) continue;
       for (const file of await fs.promises.readdir(path.join(uploads, secret))) {
         const full = path.join(uploads, secret, file);
         if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(file) || !(await fs.promises.stat(full)).isFile()) continue;
@@ -609,8 +685,8 @@ async function restoreFiles(c: Container, projectId: number, dir: string): Promi
     }
   }
   const avatarDir = path.join(dir, FILES.avatarDir);
-  if (fs.existsSync(avatarDir)) {
-    const file = (await fs.promises.readdir(avatarDir)).find((f) => /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(f));
+  if (isDirectory(avatarDir)) {
+    const file = (await fs.promises.readdir(avatarDir)).find((f) => /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(f) && isFile(path.join(avatarDir, f)));
     if (file && (await fs.promises.stat(path.join(avatarDir, file))).size <= 200 * 1024) {
       await c.storage.put(`projects/${projectId}/avatar/${file}`, fs.createReadStream(path.join(avatarDir, file)));
       return file;

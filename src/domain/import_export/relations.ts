@@ -10,6 +10,7 @@ import type { CustomAttributeRow } from '../../db/repos/custom_attributes.js';
 import type { PlannedJob } from '../../ci/config/types.js';
 import { ACCESS } from '../members/policy.js';
 import type { ProjectSettingsInput } from '../projects/service.js';
+import { urlError } from '../badges/render.js';
 
 type Rec = Record<string, unknown>;
 type PipelineRow = Selectable<CiPipelinesTable>;
@@ -29,17 +30,56 @@ const invalid = (message: string) => new RecordError('ActiveRecord::RecordInvali
 
 // ---- small readers for untrusted values ----
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : undefined);
+/** A string the database and the API can hold: never one with a NUL byte. */
+const str = (v: unknown): string | undefined => (typeof v === 'string' && !v.includes('\0') ? v : undefined);
+/** The largest value of an integer column (ids, iids, positions): the API never produces more. */
+const MAX_INT = 2 ** 31 - 1;
+const int = (v: unknown): number | undefined => {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,10}$/.test(v) ? Number(v) : NaN;
+  return Number.isSafeInteger(n) && Math.abs(n) <= MAX_INT ? n : undefined;
+};
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : v === 'true' || v === 1 ? true : v === 'false' || v === 0 ? false : undefined);
 const bit = (v: unknown): number | undefined => (bool(v) === undefined ? undefined : bool(v) ? 1 : 0);
+/** A time the API can show (years 1970 to 9999); anything else is absent. */
 const time = (v: unknown): string | undefined => {
   const s = str(v);
   if (!s) return undefined;
   const d = new Date(s);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  const year = d.getUTCFullYear();
+  return Number.isNaN(d.getTime()) || year < 1970 || year > 9999 ? undefined : d.toISOString();
 };
+/** A job or pipeline's seconds: absent, or finite from 0 to a year's worth (no job runs longer). */
+const MAX_SECONDS = 366 * 24 * 3600;
+function seconds(v: unknown, field: string): number | null {
+  if (v === null || v === undefined) return null;
+  const n = num(v);
+  if (n === undefined || n < 0 || n > MAX_SECONDS) throw invalid(`${field} must be a number from 0 to ${MAX_SECONDS}`);
+  return n;
+}
+
+/** A coverage percentage from 0 to 100; anything else is absent. */
+const percent = (v: unknown): number | null => {
+  const n = num(v);
+  return n !== undefined && n >= 0 && n <= 100 ? n : null;
+};
+
+/**
+ * What the API refuses in any value: a NUL byte (no name, key or text the API stores has one).
+ * Checked over the whole record, nested relations included, before anything is read from it.
+ */
+export function checkRecordValues(r: unknown, depth = 0): void {
+  if (typeof r === 'string') {
+    if (r.includes('\0')) throw invalid('a value contains a NUL byte');
+  } else if (Array.isArray(r)) {
+    for (const x of r) checkRecordValues(x, depth + 1);
+  } else if (r && typeof r === 'object') {
+    for (const [k, x] of Object.entries(r)) {
+      if (k.includes('\0')) throw invalid('a key contains a NUL byte');
+      checkRecordValues(x, depth + 1);
+    }
+  }
+}
 const truthy = (n: number) => n === 1;
 const list = (v: unknown): Rec[] => (Array.isArray(v) ? v.filter((x): x is Rec => !!x && typeof x === 'object' && !Array.isArray(x)) : []);
 
@@ -306,12 +346,15 @@ export const badgeRecord = (b: BadgeRow): Rec => ({
   created_at: b.created_at, updated_at: b.updated_at, type: 'ProjectBadge',
 });
 
+/** A badge passes the API's own URL validation (http or https with a host: no `javascript:` link). */
 export function badgeFrom(r: Rec): { name: string | null; link_url: string; image_url: string; created_at?: string; updated_at?: string } {
-  const link = str(r.link_url);
-  const image = str(r.image_url);
-  if (!link) throw invalid("Link url can't be blank");
-  if (!image) throw invalid("Image url can't be blank");
-  return { name: str(r.name) ?? null, link_url: link, image_url: image, created_at: str(r.created_at), updated_at: str(r.updated_at) };
+  const link = (str(r.link_url) ?? '').trim();
+  const image = (str(r.image_url) ?? '').trim();
+  const linkError = urlError(link);
+  if (linkError) throw invalid(`Link url ${linkError}`);
+  const imageError = urlError(image);
+  if (imageError) throw invalid(`Image url ${imageError}`);
+  return { name: str(r.name) ?? null, link_url: link, image_url: image, created_at: time(r.created_at), updated_at: time(r.updated_at) };
 }
 
 // ---- ci_pipelines (with stages and their builds and bridges) ----
@@ -372,6 +415,9 @@ const JOB_WHEN = ['on_success', 'on_failure', 'always', 'manual', 'delayed', 'ne
 /** Statuses that would make an imported job run: history never runs again. */
 const ACTIVE_TO_FINAL: Record<string, string> = { created: 'canceled', waiting_for_resource: 'canceled', preparing: 'canceled', pending: 'canceled', running: 'canceled' };
 
+/** Jobs one imported pipeline may hold; a record with more is a failed relation, not thousands of rows. */
+export const MAX_PIPELINE_JOBS = 5000;
+
 export interface ImportedPipeline {
   iid: number | null;
   row: Omit<Insertable<CiPipelinesTable>, 'iid' | 'project_id'>;
@@ -400,7 +446,10 @@ export function pipelineFrom(r: Rec, mapUser: (oldId: number | null) => number, 
   const createdAt = time(r.created_at) ?? now;
   const status = ACTIVE_TO_FINAL[rawStatus] ?? rawStatus;
   const jobs: ImportedPipeline['jobs'] = [];
-  list(r.stages).forEach((stage, position) => {
+  const stages = list(r.stages);
+  const size = stages.reduce((n, stage) => n + list(stage.builds).length + list(stage.bridges).length + list(stage.statuses).length, 0);
+  if (size > MAX_PIPELINE_JOBS) throw invalid(`Pipeline has more than ${MAX_PIPELINE_JOBS} jobs`);
+  stages.forEach((stage, position) => {
     const stageName = str(stage.name) ?? 'test';
     const stageIdx = int(stage.position) ?? position;
     // current exports: builds and bridges; older ones: statuses (generic commit statuses are not modeled)
@@ -419,22 +468,27 @@ export function pipelineFrom(r: Rec, mapUser: (oldId: number | null) => number, 
       jobs.push({
         type, name, stage: jobStage, stage_idx: jobStageIdx, status: ACTIVE_TO_FINAL[jobStatus] ?? jobStatus,
         failure_reason: str(j.failure_reason) ?? null, ref: str(j.ref) ?? ref, tag: bit(j.tag) ?? 0, allow_failure: allowFailure ? 1 : 0,
-        when, coverage: num(j.coverage) ?? null, created_at: time(j.created_at) ?? createdAt, updated_at: time(j.updated_at) ?? createdAt,
+        when, coverage: percent(j.coverage), created_at: time(j.created_at) ?? createdAt, updated_at: time(j.updated_at) ?? createdAt,
         queued_at: time(j.queued_at) ?? null, started_at: time(j.started_at) ?? null, finished_at: time(j.finished_at) ?? null,
-        scheduled_at: time(j.scheduled_at) ?? null, duration: num(j.duration) ?? null, queued_duration: num(j.queued_duration) ?? null,
+        scheduled_at: time(j.scheduled_at) ?? null, duration: seconds(j.duration, 'Duration'), queued_duration: seconds(j.queued_duration, 'Queued duration'),
         artifacts_expire_at: null, tag_list: JSON.stringify(tagList), user_id: mapUser(int(j.user_id) ?? null), retried: bit(j.retried) ?? 0,
         retry_count: 0, options: JSON.stringify(plannedJob(j.options, name, jobStage, jobStageIdx, type, when, allowFailure)), exit_code: null,
         erased_at: time(j.erased_at) ?? null,
       });
     }
   });
+  let iid: number | null = null;
+  if (r.iid !== undefined && r.iid !== null) {
+    iid = int(r.iid) ?? 0;
+    if (iid < 1) throw invalid('Iid must be a whole number greater than 0');
+  }
   return {
-    iid: int(r.iid) ?? null,
+    iid,
     row: {
       name: str(r.name) ?? null, status, source: str(r.source) ?? 'unknown', ref, sha, before_sha: str(r.before_sha) ?? '0'.repeat(40), tag: bit(r.tag) ?? 0,
       yaml_errors: str(r.yaml_errors) ?? null, user_id: mapUser(int(r.user_id) ?? null), created_at: createdAt, updated_at: time(r.updated_at) ?? createdAt,
       started_at: time(r.started_at) ?? null, finished_at: time(r.finished_at) ?? null, committed_at: time(r.committed_at) ?? null,
-      duration: num(r.duration) ?? null, queued_duration: num(r.queued_duration) ?? null, coverage: str(r.coverage) ?? null,
+      duration: seconds(r.duration, 'Duration'), queued_duration: seconds(r.queued_duration, 'Queued duration'), coverage: str(r.coverage) ?? null,
       commit_message: null, commit_author_name: null, commit_author_email: null, commit_created_at: null,
     },
     jobs,
