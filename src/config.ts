@@ -49,6 +49,8 @@ export interface Config {
   runnerLongPollSeconds: number;
   /** A registered runner's running job not updated for this long fails as stuck (ANVIL_RUNNER_STUCK_SECONDS, default one hour). */
   runnerStuckSeconds: number;
+  /** How the built-in runner confines each job (src/ci/sandbox/); `sandbox: false` runs jobs as the server. */
+  runnerSandbox: RunnerSandboxConfig;
   /** Where blobs live: `<dataDir>/blobs` (local) or an S3-compatible bucket (ANVIL_BLOB_URL=s3://bucket/prefix). */
   blobStore: BlobStoreConfig;
   /**
@@ -79,6 +81,19 @@ export interface S3Location {
   secretAccessKey: string | null;
   /** Path-style URLs (`endpoint/bucket/key`), which most self-hosted S3 servers need. */
   forcePathStyle: boolean;
+}
+
+export interface RunnerSandboxConfig {
+  /** false: jobs run unconfined, as the server's own user (ANVIL_RUNNER_SANDBOX=off). */
+  enabled: boolean;
+  /** `host`: the machine's network; `none`: a network namespace with loopback only. */
+  network: 'host' | 'none';
+  /** The uid (and gid) of the runner's first job slot; slot n runs as uid + n. */
+  uid: number;
+  /** Processes and threads one job may have at once (RLIMIT_NPROC). */
+  maxProcesses: number;
+  /** The largest file one job may write, in MiB (RLIMIT_FSIZE). */
+  maxFileSizeMb: number;
 }
 
 export type BlobStoreConfig = { kind: 'local' } | ({ kind: 's3' } & S3Location);
@@ -162,6 +177,18 @@ function blobStore(env: NodeJS.ProcessEnv): BlobStoreConfig {
   };
 }
 
+function runnerSandbox(env: NodeJS.ProcessEnv): RunnerSandboxConfig {
+  const network = env.ANVIL_RUNNER_NETWORK || 'host';
+  if (network !== 'host' && network !== 'none') throw new ConfigError(`ANVIL_RUNNER_NETWORK must be host or none, got "${network}"`);
+  return {
+    enabled: bool('ANVIL_RUNNER_SANDBOX', env.ANVIL_RUNNER_SANDBOX, true),
+    network,
+    uid: intIn('ANVIL_RUNNER_UID', env.ANVIL_RUNNER_UID, 60000, 1000, 4_000_000_000),
+    maxProcesses: intIn('ANVIL_RUNNER_MAX_PROCESSES', env.ANVIL_RUNNER_MAX_PROCESSES, 1024, 16, 1_000_000),
+    maxFileSizeMb: intIn('ANVIL_RUNNER_MAX_FILE_SIZE_MB', env.ANVIL_RUNNER_MAX_FILE_SIZE_MB, 4096, 1, 16_777_216),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intIn('ANVIL_PORT', env.ANVIL_PORT, 8080, 0, 65535);
   const host = env.ANVIL_HOST || '127.0.0.1';
@@ -235,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerRegistrationToken: env.ANVIL_RUNNER_REGISTRATION_TOKEN ? env.ANVIL_RUNNER_REGISTRATION_TOKEN : null,
     runnerLongPollSeconds: intIn('ANVIL_RUNNER_LONG_POLL_SECONDS', env.ANVIL_RUNNER_LONG_POLL_SECONDS, 20, 0, 60),
     runnerStuckSeconds: intIn('ANVIL_RUNNER_STUCK_SECONDS', env.ANVIL_RUNNER_STUCK_SECONDS, 3600, 1, 86_400),
+    runnerSandbox: runnerSandbox(env),
     blobStore: blobStore(env),
     remoteImportS3Endpoint: httpUrlOrNull('ANVIL_REMOTE_IMPORT_S3_ENDPOINT', env.ANVIL_REMOTE_IMPORT_S3_ENDPOINT),
     remoteImportObjstoreEnabled: bool('ANVIL_REMOTE_IMPORT_OBJSTORE', env.ANVIL_REMOTE_IMPORT_OBJSTORE, false),

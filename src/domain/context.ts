@@ -31,6 +31,11 @@ export interface Container {
   authCache: RecentReads<PatWithUser>;
   /** Projects with their context for a caller, as GET /projects/:id reads them (src/domain/shared/recent_reads.ts). */
   projectReads: RecentReads<ProjectWithContext>;
+  /**
+   * Set by this node's built-in runner once it has tried the job sandbox: why it runs no jobs, or
+   * null when it runs them; unset without a runner. /-/readiness reports it.
+   */
+  runnerProblem?: string | null;
   /** Name lookups of outbound requests (src/outbound/); tests map names wherever they like. */
   resolver?: Resolver;
   /** Test mode: what went out is recorded here (src/outbound/record.ts). */

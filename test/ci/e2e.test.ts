@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DIALECTS, keysOf } from '../helpers/build.js';
 import { PIPELINE_BASIC_KEYS } from '../helpers/keys.js';
-import { buildGitTestApp, cloneUrl, commitFiles, gitOk, initWorkTree, scratchDir, type GitTestApp } from '../helpers/git.js';
+import { buildGitTestApp, cloneUrl, commitFiles, gitOk, initWorkTree, type GitTestApp } from '../helpers/git.js';
 import { makeProject } from '../helpers/projects.js';
 import { waitFor } from '../helpers/queue.js';
 import { CHILD_CI, JUNIT_REPORT, runPushPipelineJobs } from '../helpers/ci.js';
-import { alive, testRunner } from './runner_fixtures.js';
+import { alive, jobDir, jobPids, testRunner } from './runner_fixtures.js';
 import type { CiRunner } from '../../src/domain/ci/runner.js';
 
 const CI = `stages: [build, test, deploy]
@@ -198,18 +198,21 @@ for (const dialect of DIALECTS) {
     });
 
     it('cancels a running job: its processes are gone', async () => {
-      const pidFile = path.join(scratchDir(t, 'pid'), 'slow.pid');
-      const r = await t.request('POST', api('/pipeline'), { token: owner.token, body: { ref: 'main', variables: [{ key: 'PIDFILE', value: pidFile }] } });
+      // The job writes it in its checkout (the sandbox shows it nothing else of the host).
+      const r = await t.request('POST', api('/pipeline'), { token: owner.token, body: { ref: 'main', variables: [{ key: 'PIDFILE', value: 'slow.pid' }] } });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.body.source, 'api');
       const slow = (await jobsByName(r.body.id)).slow;
-      await waitFor('slow job running with its pid file', async () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '', 30_000);
-      const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
-      assert.ok(alive(pid));
+      await waitFor('slow job running with its pid file', async () => {
+        const f = path.join(jobDir(t, slow.id), 'slow.pid');
+        return fs.existsSync(f) && fs.readFileSync(f, 'utf8').trim() !== '';
+      }, 30_000);
+      const pids = jobPids();
+      assert.ok(pids.length >= 2, 'bash and its sleep run');
       const canceled = await t.request('POST', api(`/jobs/${slow.id}/cancel`), { token: owner.token });
       assert.equal(canceled.status, 201, canceled.text);
       assert.equal(canceled.body.status, 'canceled');
-      await waitFor('the sleep is gone', () => !alive(pid), 20_000);
+      await waitFor('the sleep is gone', () => pids.every((pid) => !alive(pid)), 20_000);
       const cancelPipeline = await t.request('POST', api(`/pipelines/${r.body.id}/cancel`), { token: owner.token });
       assert.equal(cancelPipeline.status, 200);
       await waitFor('pipeline canceled', async () => (await get(`/pipelines/${r.body.id}`)).status === 'canceled', 30_000);

@@ -14,23 +14,13 @@ import { traceChunksAfter } from '../../src/db/repos/ci_traces.js';
 import { cancelJob, startJob } from '../../src/domain/ci/state.js';
 import { CiRunner } from '../../src/domain/ci/runner.js';
 import {
-  alive, jobsOf, makePipeline, plannedJob, repoProject, testRunner, traceText, waitForJob, waitForPipeline, type RepoProject,
+  alive, jobDir, jobsOf, startedJobPids, makePipeline, plannedJob, repoProject, testRunner, traceText, waitForJob, waitForPipeline, type RepoProject,
 } from './runner_fixtures.js';
 
 // Secrets of the server's process: none may reach a job.
 const LEAK_NAME = 'ANVIL_RUNNER_TEST_LEAK';
 const LEAK_VALUE = `leak-${Math.random().toString(36).slice(2)}-value`;
 const SECRET_KEY_VALUE = `secret-key-${Math.random().toString(36).slice(2)}-0123456789abcdef`;
-
-const tmpDirs: string[] = [];
-const scratch = (): string => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-runner-test-'));
-  tmpDirs.push(d);
-  return d;
-};
-
-const readPid = async (file: string): Promise<number> =>
-  Number(await waitFor(`pid in ${file}`, () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() || null : null), 60_000));
 
 for (const dialect of DIALECTS) {
   describe(`CI runner (${dialect})`, () => {
@@ -50,7 +40,6 @@ for (const dialect of DIALECTS) {
       await t.close();
       delete process.env[LEAK_NAME];
       delete process.env.ANVIL_SECRET_KEY;
-      for (const d of tmpDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
     });
 
     it('runs a job: output and CI variables in the trace, none of the server environment, workspace at the commit', async () => {
@@ -85,9 +74,10 @@ for (const dialect of DIALECTS) {
       assert.match(log, /^JOB_VAR=from-the-job$/m);
       assert.match(log, /^GLOBAL_VAR=from-the-file$/m);
       assert.match(log, new RegExp(`^DERIVED=sha-${rp.sha}$`, 'm'), 'variables expand predefined ones');
-      const projectDir = path.join(t.c.config.dataDir, 'ci', 'builds', String(hello!.id));
+      // The sandbox shows the checkout where the reference's container executors put it.
+      const projectDir = `/builds/${rp.project.full_path}`;
       assert.match(log, new RegExp(`^CI_PROJECT_DIR=${projectDir}$`, 'm'));
-      assert.match(log, new RegExp(`^CI_BUILDS_DIR=${path.join(t.c.config.dataDir, 'ci', 'builds')}$`, 'm'));
+      assert.match(log, /^CI_BUILDS_DIR=\/builds$/m);
       assert.match(log, new RegExp(`^dir=${projectDir}$`, 'm'));
       assert.match(log, /Job succeeded/);
 
@@ -145,34 +135,29 @@ for (const dialect of DIALECTS) {
       assert.equal(fs.existsSync(file), false, 'the variable file is removed with the job');
     });
 
-    it('timeout: the job fails with stuck_or_timeout_failure and its whole process group is gone', async () => {
-      const dir = scratch();
-      const pidFile = path.join(dir, 'bg.pid');
+    it('timeout: the job fails with stuck_or_timeout_failure and its whole process tree is gone', async () => {
       const p = await makePipeline(t, rp, [plannedJob('slow', {
-        timeout: 2,
-        script: [`sleep 300 & echo $! > ${pidFile}`, 'wait'],
+        timeout: 3,
+        script: ['sleep 300 &', '(sleep 400 &) ; touch started', 'wait'],
       })]);
       const { slow } = await jobsOf(t, p.id);
-      const pid = await readPid(pidFile);
-      assert.ok(alive(pid), 'the background child runs');
+      const pids = await startedJobPids(t, slow!.id);
+      assert.ok(pids.length >= 3, 'bash and the background children run');
       const done = await waitForJob(t, slow!.id, ['success', 'failed']);
       assert.equal(done.status, 'failed');
       assert.equal(done.failure_reason, 'stuck_or_timeout_failure');
       assert.equal(done.exit_code, null);
-      await waitFor('the background child to be gone', () => !alive(pid), 15_000);
-      assert.match((await traceText(t, slow!.id))!, /ERROR: Job failed: execution took longer than 2s seconds/);
+      await waitFor('the background children to be gone', () => pids.every((pid) => !alive(pid)), 15_000);
+      assert.match((await traceText(t, slow!.id))!, /ERROR: Job failed: execution took longer than 3s seconds/);
     });
 
     it('cancel (this node): the process is gone, the status stays canceled, the trace is kept', async () => {
-      const dir = scratch();
-      const pidFile = path.join(dir, 'main.pid');
-      const p = await makePipeline(t, rp, [plannedJob('long', { script: ['echo started-long', `echo $$ > ${pidFile}`, 'sleep 300'] })]);
+      const p = await makePipeline(t, rp, [plannedJob('long', { script: ['echo started-long', '(sleep 400 &)', 'touch started', 'sleep 300'] })]);
       const { long } = await jobsOf(t, p.id);
-      const pid = await readPid(pidFile);
-      assert.ok(alive(pid));
+      const pids = await startedJobPids(t, long!.id);
       const canceled = await cancelJob(t.c, long!.id);
       assert.equal(canceled!.status, 'canceled');
-      await waitFor('the job process to be gone', () => !alive(pid), 15_000);
+      await waitFor('the job processes to be gone', () => pids.every((pid) => !alive(pid)), 15_000);
       await waitFor('the trace to be folded', () => findJobArtifact(t.c.db, long!.id, 'trace'), 15_000);
       await waitFor('the runner to let go', () => !runner.activeJobIds.includes(long!.id), 15_000);
       const j = await findCiJob(t.c.db, long!.id);
@@ -184,23 +169,19 @@ for (const dialect of DIALECTS) {
     });
 
     it('cancel seen from the database (another node canceled it, no signal here): the process is gone', async () => {
-      const dir = scratch();
-      const pidFile = path.join(dir, 'other.pid');
-      const p = await makePipeline(t, rp, [plannedJob('elsewhere', { script: [`echo $$ > ${pidFile}`, 'sleep 300'] })]);
+      const p = await makePipeline(t, rp, [plannedJob('elsewhere', { script: ['touch started', 'sleep 300'] })]);
       const { elsewhere } = await jobsOf(t, p.id);
-      const pid = await readPid(pidFile);
+      const pids = await startedJobPids(t, elsewhere!.id);
       // What cancelJob does on another node: the status changes, the signal stays there.
       await transitionJob(t.c.db, elsewhere!.id, ['running'], { status: 'canceled', updated_at: new Date().toISOString() });
-      await waitFor('the job process to be gone', () => !alive(pid), 15_000);
+      await waitFor('the job processes to be gone', () => pids.every((pid) => !alive(pid)), 15_000);
       await waitFor('the runner to let go', () => !runner.activeJobIds.includes(elsewhere!.id), 15_000);
       assert.equal((await findCiJob(t.c.db, elsewhere!.id))!.status, 'canceled');
     });
 
     it('the trace can be read while the job runs, then in full once it ended', async () => {
-      const dir = scratch();
-      const gate = path.join(dir, 'go');
       const p = await makePipeline(t, rp, [plannedJob('stream', {
-        script: ['echo first-part', `while [ ! -f ${gate} ]; do sleep 0.05; done`, 'echo second-part'],
+        script: ['echo first-part', 'while [ ! -f go ]; do sleep 0.05; done', 'echo second-part'],
       })]);
       const { stream } = await jobsOf(t, p.id);
       const partial = await waitFor('the first part in the trace', async () => {
@@ -210,7 +191,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await findCiJob(t.c.db, stream!.id))!.status, 'running');
       assert.equal(await findJobArtifact(t.c.db, stream!.id, 'trace'), undefined, 'still chunks, no blob');
       assert.ok(!partial.includes('second-part'));
-      fs.writeFileSync(gate, '');
+      fs.writeFileSync(path.join(jobDir(t, stream!.id), 'go'), '');
       const done = await waitForJob(t, stream!.id, ['success', 'failed']);
       assert.equal(done.status, 'success');
       const full = (await traceText(t, stream!.id))!;
@@ -264,7 +245,6 @@ for (const dialect of DIALECTS) {
     });
     after(async () => {
       await t.close();
-      for (const d of tmpDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
     });
 
     it('concurrency 1 runs two jobs one after the other', async () => {
@@ -286,19 +266,18 @@ for (const dialect of DIALECTS) {
     });
 
     it('concurrency 2 runs two jobs at the same time', async () => {
-      const dir = scratch();
-      const gate = path.join(dir, 'go');
       const runner = testRunner(t, { concurrency: 2 });
       runner.start();
       try {
-        const wait = `while [ ! -f ${gate} ]; do sleep 0.05; done`;
+        const wait = 'touch started; while [ ! -f go ]; do sleep 0.05; done';
         const p = await makePipeline(t, rp, [plannedJob('left', { script: [wait] }), plannedJob('right', { script: [wait] })]);
         const jobs = await jobsOf(t, p.id);
         await waitFor('both jobs running at once', async () => {
           const [l, r] = await Promise.all([findCiJob(t.c.db, jobs.left!.id), findCiJob(t.c.db, jobs.right!.id)]);
           return l!.status === 'running' && r!.status === 'running';
         }, 60_000);
-        fs.writeFileSync(gate, '');
+        for (const j of [jobs.left!, jobs.right!]) await startedJobPids(t, j.id);
+        for (const j of [jobs.left!, jobs.right!]) fs.writeFileSync(path.join(jobDir(t, j.id), 'go'), '');
         assert.equal((await waitForJob(t, jobs.left!.id, FINISHED_STATUSES)).status, 'success');
         assert.equal((await waitForJob(t, jobs.right!.id, FINISHED_STATUSES)).status, 'success');
       } finally {
@@ -307,15 +286,13 @@ for (const dialect of DIALECTS) {
     });
 
     it('stopping the runner kills its running job and fails it with runner_system_failure', async () => {
-      const dir = scratch();
-      const pidFile = path.join(dir, 'stop.pid');
       const runner = testRunner(t);
       runner.start();
-      const p = await makePipeline(t, rp, [plannedJob('interrupted', { script: [`echo $$ > ${pidFile}`, 'sleep 300'] })]);
+      const p = await makePipeline(t, rp, [plannedJob('interrupted', { script: ['touch started', 'sleep 300'] })]);
       const { interrupted } = await jobsOf(t, p.id);
-      const pid = await readPid(pidFile);
+      const pids = await startedJobPids(t, interrupted!.id);
       await runner.stop();
-      assert.equal(alive(pid), false, 'stop() resolves after the process group is gone');
+      assert.deepEqual(pids.filter(alive), [], 'stop() resolves after the job processes are gone');
       const j = await findCiJob(t.c.db, interrupted!.id);
       assert.equal(j!.status, 'failed');
       assert.equal(j!.failure_reason, 'runner_system_failure');

@@ -11,7 +11,7 @@ import { CiRunner, type RunnerOptions } from '../../src/domain/ci/runner.js';
 import { createPipelineRecords, type PipelineVariableInput } from '../../src/domain/ci/state.js';
 import { readTrace } from '../../src/domain/ci/traces.js';
 import type { RunningServer } from '../../bench/server.js';
-import { buildTestApp, ROOT_TOKEN, type TestApp, type TestDialect } from '../helpers/build.js';
+import { buildTestApp, ROOT_TOKEN, TEST_RUNNER_UID, type TestApp, type TestDialect } from '../helpers/build.js';
 import { waitFor } from '../helpers/queue.js';
 import { commit, makeRepoProject } from '../helpers/repository_content.js';
 
@@ -108,6 +108,32 @@ export async function traceText(t: TestApp, jobId: number): Promise<string | nul
 }
 
 /** True while a process with this pid exists and is not a zombie (a container's init may not reap orphans). */
+/** A job's checkout on the host (the sandboxed job sees it as $CI_PROJECT_DIR). */
+export const jobDir = (t: TestApp, jobId: number): string => `${t.c.config.dataDir}/ci/builds/${jobId}`;
+
+/** Host pids of this test process's sandboxed job processes (their uids start at TEST_RUNNER_UID). */
+export function jobPids(): number[] {
+  const out: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${name}/status`, 'utf8'))?.[1]);
+      if (uid >= TEST_RUNNER_UID && uid < TEST_RUNNER_UID + 64 && alive(Number(name))) out.push(Number(name));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** Waits until the job has made `file` in its checkout; returns the host pids of the job's processes then. */
+export async function startedJobPids(t: TestApp, jobId: number, file = 'started'): Promise<number[]> {
+  await waitFor(`${file} in job ${jobId}'s checkout`, () => fs.existsSync(`${jobDir(t, jobId)}/${file}`), 60_000);
+  const pids = jobPids();
+  if (!pids.length) throw new Error(`job ${jobId} has no process`);
+  return pids;
+}
+
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -17,7 +17,7 @@ import { DIALECTS, ROOT_TOKEN, buildTestApp, freshPostgresUrl, type TestApp } fr
 import { CI_FILE } from '../helpers/ci.js';
 import { startServer, type RunningServer } from '../../bench/server.js';
 import { waitFor } from '../helpers/queue.js';
-import { alive, jobsOf, makePipeline, plannedJob, repoProject, serverApi, testRunner, traceText, type RepoProject } from './runner_fixtures.js';
+import { alive, jobsOf, makePipeline, plannedJob, repoProject, serverApi, startedJobPids, testRunner, traceText, type RepoProject } from './runner_fixtures.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -101,17 +101,16 @@ for (const dialect of DIALECTS) {
       const runner = testRunner(t, { nodeId: 'shared-node', heartbeatMs: 100 });
       runner.start();
       try {
-        const p = await makePipeline(t, rp, [plannedJob('long', { script: ['echo $$ > pid', 'echo started', 'sleep 300'] })]);
+        const p = await makePipeline(t, rp, [plannedJob('long', { script: ['touch started', 'sleep 300'] })]);
         const { long } = await jobsOf(t, p.id);
-        const pidFile = path.join(t.c.config.dataDir, 'ci', 'builds', String(long!.id), 'pid');
-        const pid = Number(await waitFor('the job to start', () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() || null : null), 60_000));
+        const pids = await startedJobPids(t, long!.id);
         // The same node id, another boot: the node restarted, as far as the database can tell.
         await joinNode(t.c, { nodeId: 'shared-node', bootId: 'another-boot' }, 60_000);
         // The displaced runner's own heartbeat (every 100 ms) may sweep first; either way the job fails once.
         assert.ok((await failOrphanedJobs(t.c)) <= 1);
         const failed = (await findCiJob(t.c.db, long!.id))!;
         assert.deepEqual([failed.status, failed.failure_reason], ['failed', 'runner_system_failure']);
-        await waitFor('the job process to end', () => !alive(pid), 15_000);
+        await waitFor('the job processes to end', () => pids.every((pid) => !alive(pid)), 15_000);
         const next = await makePipeline(t, rp, [plannedJob('after')]);
         const { after: later } = await jobsOf(t, next.id);
         await sleep(1000); // ten heartbeats and polls of the displaced runner
@@ -153,6 +152,9 @@ async function scratch(dialect: string) {
     ANVIL_DATA_DIR: dataDir,
     ANVIL_ROOT_TOKEN: ROOT_TOKEN,
     ANVIL_SECRET_KEY: 'crash-test-secret-key-0123456789abcdef',
+    // These jobs mark their runs in a folder of the host, and their pids must be the host's:
+    // unconfined. The sandboxed job dying with its server is in sandbox.test.ts.
+    ANVIL_RUNNER_SANDBOX: 'off',
     ...(pg ? { ANVIL_DATABASE_URL: pg.url } : {}),
   };
   return {

@@ -17,10 +17,10 @@ import { findPipeline } from '../../src/db/repos/ci_pipelines.js';
 import { findProjectById } from '../../src/db/repos/projects.js';
 import { createPipelineRecords } from '../../src/domain/ci/state.js';
 import { readTrace } from '../../src/domain/ci/traces.js';
-import { DIALECTS, ROOT_TOKEN, freshPostgresUrl } from '../helpers/build.js';
+import { DIALECTS, ROOT_TOKEN, TEST_RUNNER_UID, freshPostgresUrl } from '../helpers/build.js';
 import { waitFor } from '../helpers/queue.js';
 import { startServer, type RunningServer } from '../../bench/server.js';
-import { alive, plannedJob, serverApi } from './runner_fixtures.js';
+import { alive, jobPids, plannedJob, serverApi } from './runner_fixtures.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -75,6 +75,7 @@ for (const dialect of DIALECTS) {
         ANVIL_DATA_DIR: dataDir,
         ANVIL_ROOT_TOKEN: ROOT_TOKEN,
         ANVIL_SECRET_KEY: secretKey,
+        ANVIL_RUNNER_UID: String(TEST_RUNNER_UID),
         ...(pgDb ? { ANVIL_DATABASE_URL: pgDb.url } : {}),
       };
       let server: RunningServer | null = null;
@@ -127,14 +128,15 @@ for (const dialect of DIALECTS) {
         // (SQLite: the server's last write of the first pipeline must be over before this process
         // writes; two processes on one SQLite file are a test set-up, not a deployment.)
         await waitFor('the first pipeline to finish', async () => (await findPipeline(c!.db, done.pipeline_id))?.status === 'success', 60_000);
-        const pidFile = path.join(dataDir, 'job.pid');
-        const running = await pipeline([`echo $$ > ${pidFile}`, 'sleep 300']);
-        const pid = Number(await waitFor('the job pid', () => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() || null : null), 60_000));
+        const running = await pipeline(['touch started', 'sleep 300']);
+        await waitFor('the job to start', () => fs.existsSync(path.join(dataDir, 'ci', 'builds', String(running), 'started')), 60_000);
+        const pids = jobPids();
+        assert.ok(pids.length >= 2, 'the job runs in its sandbox, as its own uid');
         const last = server;
         server = null;
         await last.stop();
         assert.equal(await last.exited, 0, last.stderr());
-        assert.equal(alive(pid), false, 'the job process is gone');
+        assert.deepEqual(pids.filter(alive), [], 'the job processes are gone');
         const stopped = (await findCiJob(c.db, running))!;
         assert.equal(stopped.status, 'failed');
         assert.equal(stopped.failure_reason, 'runner_system_failure');

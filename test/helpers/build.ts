@@ -76,6 +76,9 @@ export const freshPostgresUrl = (): Promise<ScratchDatabase> => scratchDatabase(
 
 let userSeq = 0;
 
+/** The first uid of this test process's sandboxed jobs (64 per process, away from real users). */
+export const TEST_RUNNER_UID = 200_000 + (process.pid % 100_000) * 64;
+
 export async function buildTestApp(
   dialect: TestDialect,
   env: Record<string, string> = {},
@@ -89,6 +92,8 @@ export async function buildTestApp(
     ANVIL_ROOT_TOKEN: ROOT_TOKEN,
     ANVIL_LOG_LEVEL: 'silent',
     ANVIL_QUEUE_WORKERS: '0',
+    // Test files run side by side: each process's sandboxed jobs get uids of their own.
+    ANVIL_RUNNER_UID: String(TEST_RUNNER_UID),
     ...(pgDb ? { ANVIL_DATABASE_URL: pgDb.url } : {}),
     ...env,
   });

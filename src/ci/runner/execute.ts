@@ -11,6 +11,10 @@
 // script ends, whatever it left running in the background is ended the same way. A server that
 // dies without doing so (kill -9) takes the group with it: bash's stdin is a pipe the server
 // holds open, and a watcher in the group kills the group when that pipe reaches its end.
+//
+// With a `confinement` (src/ci/sandbox/), bash runs inside the command line it gives: the process
+// group is then the sandbox's outer process, whose namespace's processes all end with it; the
+// executor waits until none of the job's processes is left.
 import { spawn } from 'node:child_process';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
@@ -35,6 +39,20 @@ export interface JobExecutionSpec {
   afterScriptTimeoutMs?: number;
   /** false: leave out the closing "Job succeeded" / "ERROR: Job failed: …" line (write `finalLine()` yourself). */
   writeFinalLine?: boolean;
+  /** Runs the scripts confined (src/ci/sandbox/); `cwd` and the environment's paths are then as the job sees them. */
+  confinement?: Confinement;
+}
+
+/** How the job's processes are confined: the sandbox gives the command line, the executor runs it. */
+export interface Confinement {
+  /** The folder the scripts are written to, on the host and as the job sees it. */
+  scripts: { host: string; inside: string };
+  /** HOME as the job sees it. */
+  home: string;
+  /** The command line that runs `argv` (paths as the job sees them) confined, in `cwd`. */
+  command(argv: string[]): string[];
+  /** Whether a process of the job is still alive. */
+  alive(): boolean;
 }
 
 export type ExecutionOutcome = 'success' | 'failed' | 'timeout' | 'canceled';
@@ -176,6 +194,12 @@ export async function killGroup(pid: number, graceMs = KILL_GRACE_MS): Promise<v
   }
 }
 
+/** Waits (polling) until `done()` or `ms` passed. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+}
+
 interface Run {
   code: number | null;
   timedOut: boolean;
@@ -185,10 +209,12 @@ interface Run {
 /** Runs one bash script in its own process group until it ends, times out or is aborted. */
 async function runBash(
   scriptFile: string,
-  o: { cwd: string; env: Record<string, string>; timeoutMs: number; signal: AbortSignal; onOutput(b: Buffer): void },
+  o: { cwd: string; env: Record<string, string>; timeoutMs: number; signal: AbortSignal; onOutput(b: Buffer): void; confinement?: Confinement },
 ): Promise<Run> {
-  const child = spawn(BASH, ['--noprofile', '--norc', scriptFile], {
-    cwd: o.cwd,
+  const bash = [BASH, '--noprofile', '--norc', scriptFile];
+  const [file, ...args] = o.confinement ? o.confinement.command(bash) : bash;
+  const child = spawn(file!, args, {
+    cwd: o.confinement ? '/' : o.cwd, // confined: the sandbox enters the job's folder
     env: o.env,
     detached: true, // a session and process group of its own
     stdio: ['pipe', 'pipe', 'pipe'], // stdin: held open (never written) while this process lives
@@ -229,6 +255,8 @@ async function runBash(
       stop();
       await stopping;
     }
+    // Confined, the group is the sandbox's outer process; its namespace's processes end with it.
+    if (o.confinement) await until(() => !o.confinement!.alive(), KILL_GRACE_MS);
     // Output still in the pipes; a process that left the group could hold them open: don't wait for it.
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise<void>((resolve) => (grace = setTimeout(resolve, 1000)))]);
@@ -260,33 +288,39 @@ function jobEnv(env: Record<string, string>, home: string): Record<string, strin
 export async function executeJob(spec: JobExecutionSpec): Promise<ExecutionResult> {
   const started = Date.now();
   const write = (text: string) => spec.onOutput(Buffer.from(text));
+  const confined = spec.confinement;
   // The scripts and a default HOME live outside the workspace, so they are not artifacts.
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'anvil-job-'));
+  const tmp = confined ? confined.scripts.host : await fs.mkdtemp(path.join(os.tmpdir(), 'anvil-job-'));
+  const inside = (name: string) => (confined ? path.posix.join(confined.scripts.inside, name) : path.join(tmp, name));
   try {
-    const home = path.join(tmp, 'home');
-    await fs.mkdir(home);
+    const home = confined ? confined.home : path.join(tmp, 'home');
+    if (!confined) await fs.mkdir(home);
     const env = jobEnv(spec.env, home);
     let result: ExecutionResult;
     if (spec.signal.aborted) {
       result = { exitCode: null, outcome: 'canceled', durationMs: 0 };
     } else {
-      const main = path.join(tmp, 'script.sh');
-      await fs.writeFile(main, bashScript([...spec.beforeScript, ...spec.script]), { mode: 0o600 });
-      const run = await runBash(main, { cwd: spec.cwd, env, timeoutMs: spec.timeoutMs, signal: spec.signal, onOutput: spec.onOutput });
+      // Both scripts are written before anything of the job runs: a confined job can write in
+      // that folder, and must not get the server to write through a link it left there. The job
+      // reads them as another user, so they are world-readable (the folder is the job's own).
+      const writeScript = (name: string, commands: string[]) =>
+        fs.writeFile(path.join(tmp, name), bashScript(commands), { mode: confined ? 0o644 : 0o600, flag: 'wx' });
+      await writeScript('script.sh', [...spec.beforeScript, ...spec.script]);
+      if (spec.afterScript.length) await writeScript('after_script.sh', spec.afterScript);
+      const run = await runBash(inside('script.sh'), { cwd: spec.cwd, env, timeoutMs: spec.timeoutMs, signal: spec.signal, onOutput: spec.onOutput, confinement: confined });
       const outcome: ExecutionOutcome = run.aborted ? 'canceled' : run.timedOut ? 'timeout' : run.code === 0 ? 'success' : 'failed';
       result = { exitCode: outcome === 'success' || outcome === 'failed' ? run.code : null, outcome, durationMs: 0 };
 
       if ((outcome === 'success' || outcome === 'failed') && spec.afterScript.length) {
         write(`${GREEN}Running after_script${RESET}\n${GREEN}Running after script...${RESET}\n`);
-        const after = path.join(tmp, 'after_script.sh');
-        await fs.writeFile(after, bashScript(spec.afterScript), { mode: 0o600 });
         const limit = spec.afterScriptTimeoutMs ?? AFTER_SCRIPT_TIMEOUT_MS;
-        const a = await runBash(after, {
+        const a = await runBash(inside('after_script.sh'), {
           cwd: spec.cwd,
           env: { ...env, CI_JOB_STATUS: outcome },
           timeoutMs: limit,
           signal: spec.signal,
           onOutput: spec.onOutput,
+          confinement: confined,
         });
         if (a.aborted) result = { exitCode: null, outcome: 'canceled', durationMs: 0 };
         else if (a.timedOut) write(`${YELLOW}WARNING: after_script failed, but job will continue unaffected: execution took longer than ${goDuration(limit)} seconds${RESET}\n`);
@@ -297,6 +331,6 @@ export async function executeJob(spec: JobExecutionSpec): Promise<ExecutionResul
     if (spec.writeFinalLine !== false) write(finalLine(result, spec.timeoutMs));
     return result;
   } finally {
-    await fs.rm(tmp, { recursive: true, force: true });
+    if (!confined) await fs.rm(tmp, { recursive: true, force: true });
   }
 }

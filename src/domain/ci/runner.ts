@@ -27,6 +27,7 @@ import { extractCoverage } from '../../ci/reports/coverage.js';
 import { executeJob, finalLine } from '../../ci/runner/execute.js';
 import { LogMasker } from '../../ci/runner/mask.js';
 import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js';
+import { handOver, jobSandbox, makeScratch, sandboxPaths, sandboxProblem } from '../../ci/sandbox/index.js';
 import type { Container } from '../context.js';
 import { findCiJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { buildsFor, builtInRoutingRunner } from '../runners/queue.js';
@@ -65,6 +66,16 @@ export interface RunnerOptions {
 
 type StopReason = 'canceled' | 'stopped';
 
+/** A job's folders on the host; `scratch` is the job's own (sandboxed jobs only). */
+interface JobDirs {
+  builds: string;
+  workspace: string;
+  /** The server's: downloaded archives, collected artifacts. */
+  tmp: string;
+  /** The sandboxed job's own folder (file variables, scripts, tmp/, home/), inside `tmp`. */
+  scratch: string;
+}
+
 interface RunningJob {
   abort: AbortController;
 }
@@ -98,6 +109,8 @@ export class CiRunner {
   /** Joined as a node: only then are jobs taken (a job of a node without a row is orphaned). */
   private joined = false;
   private readonly opts: Required<RunnerOptions>;
+  /** Settles when the sandbox was tried (true: jobs may run; false: this runner runs none). */
+  private canRun: Promise<boolean> = Promise.resolve(false);
   private readonly onPending = () => this.sleepers.wakeAll();
   private readonly onCanceled = (jobId: number) => this.running.get(Number(jobId))?.abort.abort('canceled' satisfies StopReason);
 
@@ -141,7 +154,24 @@ export class CiRunner {
         )
         .finally(() => (this.promoting = null));
     }, this.opts.pollMs);
-    for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop());
+    this.canRun = this.checkSandbox();
+    for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop(i));
+  }
+
+  /** Tries the job sandbox once; says at start (once) when jobs cannot run, or run unconfined. */
+  private async checkSandbox(): Promise<boolean> {
+    const c = this.c;
+    if (!c.config.runnerSandbox.enabled) {
+      c.log.warn('runner: ANVIL_RUNNER_SANDBOX=off: CI jobs run unconfined, as the server\'s own user, and can read the data dir');
+      c.runnerProblem = null;
+      return true;
+    }
+    const problem = await sandboxProblem(c.config.runnerSandbox, c.config.dataDir).catch((err: Error) => `the sandbox could not start: ${err.message}`);
+    c.runnerProblem = problem;
+    if (problem) {
+      c.log.warn({ reason: problem }, `runner: CI jobs cannot run in their sandbox, so this node runs none (they stay pending): ${problem}. Install bubblewrap and run the server as root, or set ANVIL_RUNNER_SANDBOX=off to run jobs unconfined`);
+    }
+    return problem === null;
   }
 
   /**
@@ -188,7 +218,8 @@ export class CiRunner {
     }
   }
 
-  private async loop(): Promise<void> {
+  private async loop(slot: number): Promise<void> {
+    if (!(await this.canRun)) return;
     while (this.state === 'started') {
       let claimed: { job: JobRow; token: string } | null = null;
       try {
@@ -196,7 +227,7 @@ export class CiRunner {
       } catch (err) {
         if (this.state === 'started') this.c.log.error({ err }, 'runner: looking for pending jobs failed');
       }
-      if (claimed) await this.run(claimed.job, claimed.token);
+      if (claimed) await this.run(claimed.job, claimed.token, slot);
       else await this.sleepers.sleep(this.opts.pollMs);
     }
   }
@@ -216,7 +247,7 @@ export class CiRunner {
    * end is recorded (as the reference's runner does before its last line), so a finished job
    * has left nothing behind.
    */
-  private async run(job: JobRow, token: string): Promise<void> {
+  private async run(job: JobRow, token: string, slot: number): Promise<void> {
     const entry: RunningJob = { abort: new AbortController() };
     this.running.set(job.id, entry);
     if (this.state !== 'started') entry.abort.abort('stopped' satisfies StopReason);
@@ -234,7 +265,7 @@ export class CiRunner {
       });
       let ending: Ending;
       try {
-        ending = await this.execute(job, token, trace, entry.abort.signal, dirs);
+        ending = await this.execute(job, token, trace, entry.abort.signal, dirs, slot);
       } catch (err) {
         log.error({ err }, 'runner: the job failed to run');
         const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
@@ -265,14 +296,15 @@ export class CiRunner {
     }
   }
 
-  private async cleanUp(dirs: { workspace: string; tmp: string }, log: Container['log']): Promise<void> {
+  private async cleanUp(dirs: JobDirs, log: Container['log']): Promise<void> {
     await removeWorkspace(dirs.workspace).catch((err) => log.warn({ err }, 'runner: removing the workspace failed'));
     await removeWorkspace(dirs.tmp).catch((err) => log.warn({ err }, 'runner: removing the job files failed'));
   }
 
-  private dirsOf(jobId: number): { builds: string; workspace: string; tmp: string } {
+  private dirsOf(jobId: number): JobDirs {
     const builds = path.join(this.c.config.dataDir, 'ci', 'builds');
-    return { builds, workspace: path.join(builds, String(jobId)), tmp: path.join(builds, `${jobId}.tmp`) };
+    const tmp = path.join(builds, `${jobId}.tmp`);
+    return { builds, workspace: path.join(builds, String(jobId)), tmp, scratch: path.join(tmp, 'job') };
   }
 
   /** Prepares and runs the job, collects its artifacts and coverage; says how it ended. */
@@ -281,7 +313,8 @@ export class CiRunner {
     token: string,
     trace: TraceWriter,
     signal: AbortSignal,
-    dirs: { builds: string; workspace: string; tmp: string },
+    dirs: JobDirs,
+    slot: number,
   ): Promise<Ending> {
     const c = this.c;
     const plan = jobPlan(job);
@@ -296,10 +329,17 @@ export class CiRunner {
     trace.note('Getting source from Git repository');
     trace.note(`Checking out ${pipeline.sha.slice(0, 8)} as detached HEAD (ref is ${pipeline.ref})...`);
 
-    const { env, masked } = await this.environment(job, token, plan, project, pipeline, dirs);
+    const sandbox = c.config.runnerSandbox.enabled ? { ...sandboxPaths(project.full_path), uid: c.config.runnerSandbox.uid + slot } : null;
+    // Only the server reaches the builds folder; a sandboxed job sees its own folders, bound alone.
+    await fs.promises.mkdir(dirs.builds, { recursive: true, mode: 0o700 });
+    await fs.promises.chmod(dirs.builds, 0o700);
+    await fs.promises.mkdir(dirs.tmp, { recursive: true, mode: 0o700 });
+    if (sandbox) await makeScratch(dirs.scratch);
+    const { env, masked } = await this.environment(job, token, plan, project, pipeline, dirs, sandbox);
     const log = new LogMasker(masked, (b) => trace.write(b));
     await prepareWorkspace({ repoDir: repositoryDir(c, project.id), sha: pipeline.sha, dir: dirs.workspace, remoteUrl: env.CI_REPOSITORY_URL });
     const downloaded = await downloadDependencies(c, job, plan, dirs.workspace, dirs.tmp);
+    if (sandbox) await handOver([dirs.workspace, dirs.scratch], sandbox.uid);
     if (downloaded.length) {
       trace.note('');
       trace.note(`${GREEN}Downloading artifacts${RESET}`);
@@ -309,7 +349,10 @@ export class CiRunner {
     trace.note(`${GREEN}Executing "step_script" stage of the job script${RESET}`);
 
     const result = await executeJob({
-      cwd: dirs.workspace,
+      cwd: sandbox?.projectDir ?? dirs.workspace,
+      confinement: sandbox
+        ? jobSandbox({ settings: c.config.runnerSandbox, dataDir: c.config.dataDir, uid: sandbox.uid, workspace: dirs.workspace, scratch: dirs.scratch, projectDir: sandbox.projectDir })
+        : undefined,
       env,
       beforeScript: plan.beforeScript ?? [],
       script: plan.script ?? [],
@@ -334,7 +377,9 @@ export class CiRunner {
 
     let succeeded = result.outcome === 'success';
     if (plan.artifacts && artifactsApply(plan.artifacts, succeeded) && !signal.aborted) {
-      if (!(await this.uploadArtifacts(job, plan.artifacts, succeeded, dirs, trace, env))) succeeded = false;
+      // Artifact paths may name the job's folders as it saw them: here they are the host's.
+      const hostEnv = { ...env, CI_BUILDS_DIR: dirs.builds, CI_PROJECT_DIR: dirs.workspace };
+      if (!(await this.uploadArtifacts(job, plan.artifacts, succeeded, dirs, trace, hostEnv))) succeeded = false;
     }
     const failedByUpload = result.outcome === 'success' && !succeeded;
     await trace.flush();
@@ -364,14 +409,15 @@ export class CiRunner {
     plan: PlannedJob,
     project: ProjectRow,
     pipeline: PipelineRow,
-    dirs: { builds: string; workspace: string; tmp: string },
+    dirs: JobDirs,
+    sandbox: { buildsDir: string; projectDir: string; scratchDir: string } | null,
   ): Promise<{ env: Record<string, string>; masked: string[] }> {
     const c = this.c;
     const list = await jobVariableList(c, project, pipeline, job, token);
     const runnerOwn: Record<string, string> = {
       CI_JOB_TOKEN: token,
-      CI_BUILDS_DIR: dirs.builds,
-      CI_PROJECT_DIR: dirs.workspace,
+      CI_BUILDS_DIR: sandbox?.buildsDir ?? dirs.builds,
+      CI_PROJECT_DIR: sandbox?.projectDir ?? dirs.workspace,
       CI_REPOSITORY_URL: list.find((v) => v.key === 'CI_REPOSITORY_URL')!.value,
       CI_RUNNER_ID: String(BUILT_IN_RUNNER_ID),
       CI_RUNNER_DESCRIPTION: RUNNER_DESCRIPTION,
@@ -389,13 +435,11 @@ export class CiRunner {
       }
     }
     Object.assign(env, runnerOwn);
-    if (files.size) {
-      await fs.promises.mkdir(dirs.tmp, { recursive: true, mode: 0o700 });
-      for (const [key, value] of files) {
-        const file = path.join(dirs.tmp, key.replace(/[^A-Za-z0-9_]/g, '_'));
-        await fs.promises.writeFile(file, value, { mode: 0o600 });
-        env[key] = file;
-      }
+    // In the job's own folder when sandboxed (given to the job's user with it), else in the server's.
+    for (const [key, value] of files) {
+      const name = key.replace(/[^A-Za-z0-9_]/g, '_');
+      await fs.promises.writeFile(path.join(sandbox ? dirs.scratch : dirs.tmp, name), value, { mode: 0o600 });
+      env[key] = sandbox ? path.posix.join(sandbox.scratchDir, name) : path.join(dirs.tmp, name);
     }
     return { env, masked: list.filter((v) => v.masked).map((v) => v.value) };
   }
@@ -409,7 +453,7 @@ export class CiRunner {
     job: JobRow,
     spec: ArtifactsSpec,
     succeeded: boolean,
-    dirs: { builds: string; workspace: string; tmp: string },
+    dirs: JobDirs,
     trace: TraceWriter,
     variables: Record<string, string>,
   ): Promise<boolean> {

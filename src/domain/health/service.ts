@@ -47,6 +47,10 @@ export async function readiness(c: Container): Promise<Readiness> {
     run(c, 'Database', () => pingDatabase(c.db)),
     run(c, 'Data directory', () => dataDirWritable(c.config.dataDir)),
   ]);
-  const checks = { db_check: [db], data_dir_check: [dataDir] };
-  return { ok: db.status === 'ok' && dataDir.status === 'ok', checks };
+  const checks: Record<string, CheckResult[]> = { db_check: [db], data_dir_check: [dataDir] };
+  // A node whose runner cannot run jobs (no sandbox) is not ready: the reason is the fix to make.
+  const runner: CheckResult | null =
+    c.runnerProblem === undefined ? null : c.runnerProblem === null ? { status: 'ok' } : { status: 'failed', message: `runner: ${c.runnerProblem}` };
+  if (runner) checks.runner_check = [runner];
+  return { ok: Object.values(checks).every((list) => list.every((r) => r.status === 'ok')), checks };
 }
