@@ -42,6 +42,8 @@ export interface StartOptions {
   waitForListening?: boolean;
   /** `tsx` runs src/ directly (default); `dist` runs the build, as `npm start` does. */
   entry?: 'tsx' | 'dist';
+  /** Run the server as this uid (and gid) instead of this process's; its data dir is given to it. */
+  uid?: number;
   /** Stop keeping stdout once listening (a benchmark's request log lines would pile up). */
   dropOutputAfterStart?: boolean;
 }
@@ -64,6 +66,7 @@ export const distIsFresh = (): boolean => fs.existsSync(DIST_MAIN) && newest(pat
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-proc-'));
+  if (opts.uid !== undefined) fs.chownSync(dataDir, opts.uid, opts.uid);
   // The child gets no ANVIL_* from our environment except what we pass: a test must not hit a shared database.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
   // The build runs as itself, as `npm start` runs it: its first line holds Node's memory settings.
@@ -80,6 +83,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}),
   });
   let out = '';
   let err = '';

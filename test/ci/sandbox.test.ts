@@ -15,7 +15,9 @@ import { DIALECTS, TEST_RUNNER_UID, type TestApp } from '../helpers/build.js';
 import { createPipelineOk, makeCiProject } from '../helpers/ci.js';
 import { listeningTestApp } from '../helpers/git.js';
 import { waitFor } from '../helpers/queue.js';
-import { jobDir, jobPids, jobsOf, makePipeline, plannedJob, repoProject, startedJobPids, testRunner, traceText, waitForJob, type RepoProject } from './runner_fixtures.js';
+import { startServer } from '../../bench/server.js';
+import { ROOT_TOKEN } from '../helpers/build.js';
+import { alive, jobDir, serverApi, jobPids, jobsOf, makePipeline, plannedJob, repoProject, startedJobPids, testRunner, traceText, waitForJob, type RepoProject } from './runner_fixtures.js';
 
 /** One line per attempt: `ok <what>` when it worked, `no <what>` when it did not. */
 const attempt = (what: string, command: string): string => `if ${command} >/dev/null 2>&1; then echo "ok ${what}"; else echo "no ${what}"; fi`;
@@ -221,3 +223,52 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('the sandbox in the server process', () => {
+  const ci = 'sleeper:\n  script:\n    - touch started\n    - sleep 300\n';
+  const pushSleeper = async (s: Awaited<ReturnType<typeof startServer>>) => {
+    const project = await serverApi(s, 'POST', '/projects', { name: `sbx-${Math.random().toString(36).slice(2, 8)}`, initialize_with_readme: true });
+    await serverApi(s, 'POST', `/projects/${project.id}/repository/commits`, {
+      branch: 'main', commit_message: 'ci', actions: [{ action: 'create', file_path: '.service-ci.yml', content: ci }],
+    });
+    return project.id as number;
+  };
+
+  it('kill -9 of the server ends its sandboxed job\'s processes', async () => {
+    const s = await startServer({ env: { ANVIL_ROOT_TOKEN: ROOT_TOKEN, ANVIL_RUNNER_UID: String(TEST_RUNNER_UID + 32) } });
+    try {
+      await pushSleeper(s);
+      const builds = path.join(s.dataDir, 'ci', 'builds');
+      await waitFor('the job to start', () => fs.existsSync(builds) && fs.readdirSync(builds).some((d) => fs.existsSync(path.join(builds, d, 'started'))), 90_000);
+      const pids = jobPids();
+      assert.ok(pids.length >= 2, 'the job runs as its slot\'s uid');
+      s.proc.kill('SIGKILL');
+      await s.exited;
+      await waitFor('the job processes to die with the server', () => pids.every((pid) => !alive(pid)), 15_000);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('a server that is not root runs no job: one warning, jobs pending, /-/readiness 503 with the reason', async () => {
+    const s = await startServer({ env: { ANVIL_ROOT_TOKEN: ROOT_TOKEN, ANVIL_LOG_LEVEL: 'warn' }, uid: 65534 });
+    try {
+      const id = await pushSleeper(s);
+      const why = 'runner: the server does not run as root, so jobs cannot run as a user of their own';
+      const ready = await waitFor('readiness to tell', async () => {
+        const r = await fetch(`${s.url}/-/readiness`);
+        const body = (await r.json()) as any;
+        return body.runner_check ? { status: r.status, body } : null;
+      }, 30_000);
+      assert.equal(ready.status, 503);
+      assert.deepEqual(ready.body, { status: 'failed', db_check: [{ status: 'ok' }], data_dir_check: [{ status: 'ok' }], runner_check: [{ status: 'failed', message: why }] });
+      await new Promise((r) => setTimeout(r, 2500));
+      const jobs: any[] = await serverApi(s, 'GET', `/projects/${id}/jobs`);
+      assert.deepEqual(jobs.map((j) => j.status), ['pending']);
+      const warnings = s.stdout().split('\n').filter((l) => l.includes('cannot run in their sandbox'));
+      assert.equal(warnings.length, 1, s.stdout());
+    } finally {
+      await s.stop();
+    }
+  });
+});
