@@ -101,6 +101,22 @@ for (const dialect of DIALECTS) {
       assert.equal((await t.get(`/api/v4/projects?order_by=similarity&search=listed`)).status, 200);
     });
 
+    it('with_programming_language lists the projects whose repository has that language (any case)', async () => {
+      const ruby = await makeRepoProject(t, { name: 'lang-ruby' });
+      await putFiles(t, ruby.id, { 'app.rb': 'puts 1\n'.repeat(50), 'tool.py': 'print(1)\n' });
+      const python = await makeRepoProject(t, { name: 'lang-python' });
+      await putFiles(t, python.id, { 'main.py': 'print(1)\n'.repeat(20) });
+      for (const p of [ruby, python]) assert.equal((await t.get(`/api/v4/projects/${p.id}/languages`)).status, 200);
+      assert.deepEqual(Object.keys((await t.get(`/api/v4/projects/${ruby.id}/languages`)).body), ['Ruby', 'Python']);
+      const named = (lang: string) => t.get(`/api/v4/projects?with_programming_language=${encodeURIComponent(lang)}&order_by=id&sort=asc&per_page=100`);
+      assert.deepEqual(ids(await named('Ruby')), [ruby.id]);
+      assert.deepEqual(ids(await named('python')), [ruby.id, python.id]);
+      assert.deepEqual(ids(await named('Rub')), []);
+      assert.deepEqual(ids(await named('C%')), []);
+      const u = await t.createUser();
+      assert.deepEqual(ids(await t.get('/api/v4/projects?with_programming_language=Ruby', u.token)), [], 'private projects stay hidden');
+    });
+
     it("the full form carries the [adv] fields with the reference's values; repository_storage for administrators only", async () => {
       const u = await t.createUser();
       const p = await makeProject(t, u.token, { name: 'plain' });

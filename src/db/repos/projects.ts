@@ -155,6 +155,8 @@ export interface ProjectListFilter {
   searchNamespaces?: boolean;
   /** Every one of these topics (case-insensitive). */
   topics?: string[];
+  /** A language detected in the repository (case-insensitive name, as GET /projects/:id/languages names it). */
+  programmingLanguage?: string;
   lastActivityAfter?: string;
   lastActivityBefore?: string;
   idAfter?: number;
@@ -244,6 +246,11 @@ export async function pageProjects(
   }
   for (const topic of f.topics ?? []) {
     q = q.where('projects.id', 'in', db.selectFrom('project_topics').select('project_id').where('name_lower', '=', topic.toLowerCase()));
+  }
+  if (f.programmingLanguage) {
+    // The cached breakdown is JSON `[["Ruby",61.2],…]`: one pair starts `["<name>",`.
+    const pattern = `%${likeEscape(JSON.stringify([f.programmingLanguage.toLowerCase()]).slice(0, -1))},%`;
+    q = q.where('projects.id', 'in', db.selectFrom('project_repository_statistics').select('project_id').where(sql<SqlBool>`${lowerLike('languages', pattern)}`));
   }
   if (f.lastActivityAfter) q = q.where('projects.last_activity_at', '>', f.lastActivityAfter);
   if (f.lastActivityBefore) q = q.where('projects.last_activity_at', '<', f.lastActivityBefore);
