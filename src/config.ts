@@ -22,6 +22,8 @@ export interface Config {
   impersonationEnabled: boolean;
   /** Background workers in this process; 0 leaves queued work for other nodes. */
   queueWorkers: number;
+  /** When the pipeline schedule worker ticks (five-field cron, UTC; the reference's pipeline_schedule_worker cron). */
+  pipelineScheduleWorkerCron: string;
   /**
    * Key for secrets stored encrypted (settings such as API keys). From ANVIL_SECRET_KEY, so that
    * several nodes share it; else generated once into <dataDir>/secret_key (mode 0600).
@@ -251,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     impersonationEnabled: bool('ANVIL_IMPERSONATION_ENABLED', env.ANVIL_IMPERSONATION_ENABLED, true),
     queueWorkers: intIn('ANVIL_QUEUE_WORKERS', env.ANVIL_QUEUE_WORKERS, 2, 0, 64),
+    pipelineScheduleWorkerCron: scheduleWorkerCron(env.ANVIL_PIPELINE_SCHEDULE_WORKER_CRON),
     runnerEnabled: bool('ANVIL_RUNNER_ENABLED', env.ANVIL_RUNNER_ENABLED, true),
     runnerConcurrency: intIn('ANVIL_RUNNER_CONCURRENCY', env.ANVIL_RUNNER_CONCURRENCY, 2, 1, 64),
     hookRetryBaseMs: intIn('ANVIL_HOOK_RETRY_BASE_MS', env.ANVIL_HOOK_RETRY_BASE_MS, 10_000, 1, 3_600_000),
@@ -276,3 +279,10 @@ export const loadConfigWith = (flags: Record<string, string>): Config => loadCon
 
 /** One variable of the environment as given (the commands' defaults that are not settings: `anvil seed`'s URL and token). */
 export const envValue = (name: string): string | undefined => process.env[name];
+
+/** Five fields of digits, `*`, `,`, `-` and `/` (the cron parser reads them when the worker ticks). */
+function scheduleWorkerCron(v: string | undefined): string {
+  const cron = (v ?? '').trim() || '* * * * *';
+  if (!/^[\d*,/-]+( [\d*,/-]+){4}$/.test(cron.replace(/\s+/g, ' '))) throw new Error(`ANVIL_PIPELINE_SCHEDULE_WORKER_CRON must be a five-field cron expression, got "${cron}"`);
+  return cron;
+}

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { ConfigError, envValue, loadConfigWith, type Config } from './config.js';
 import { closeContainer, createContainer, createLogger } from './container.js';
 import { CiRunner } from './domain/ci/runner.js';
+import { startScheduleTicker } from './domain/ci/pipeline_schedules.js';
 import { bootstrapRoot } from './domain/users/bootstrap.js';
 import { createTokenForUsername } from './domain/tokens/cli.js';
 import { ANVIL_REVISION } from './version.js';
@@ -78,8 +79,15 @@ async function serve(flags: ServeFlags): Promise<void> {
     // The built-in CI runner; ANVIL_RUNNER_ENABLED=false leaves pending jobs to other nodes.
     const runner = cfg.runnerEnabled ? new CiRunner(c) : null;
     runner?.start();
+    // Pipeline schedules are claimed at each worker tick on nodes that run background work.
+    const schedules = cfg.queueWorkers > 0 ? startScheduleTicker(c) : null;
     // In test mode a reset drops running work at once.
-    return { stop: async () => void (await Promise.all([queue.stop(testMode ? 1000 : undefined), runner?.stop()])) };
+    return {
+      stop: async () => {
+        schedules?.stop();
+        await Promise.all([queue.stop(testMode ? 1000 : undefined), runner?.stop()]);
+      },
+    };
   };
   let workers: Workers | null = null;
   if (testMode) testMode.runWorkers(startWorkers);

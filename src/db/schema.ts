@@ -433,6 +433,33 @@ export interface CiPipelinesTable {
   commit_author_name: string | null;
   commit_author_email: string | null;
   commit_created_at: string | null;
+  /** The schedule that made the pipeline (migration 081). */
+  pipeline_schedule_id: Default<number | null>;
+}
+
+/** Pipeline schedules (migration 081). */
+export interface CiPipelineSchedulesTable {
+  id: Generated<number>;
+  project_id: number;
+  owner_id: number | null;
+  description: string;
+  ref: string;
+  cron: string;
+  cron_timezone: string;
+  next_run_at: string | null;
+  active: Default<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiPipelineScheduleVariablesTable {
+  id: Generated<number>;
+  pipeline_schedule_id: number;
+  key: string;
+  encrypted_value: string;
+  variable_type: string; // env_var | file
+  created_at: string;
+  updated_at: string;
 }
 
 export interface CiPipelineVariablesTable {
@@ -783,6 +810,8 @@ export interface DB {
   badges: BadgesTable;
   ci_pipelines: CiPipelinesTable;
   ci_pipeline_variables: CiPipelineVariablesTable;
+  ci_pipeline_schedules: CiPipelineSchedulesTable;
+  ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable;
   ci_jobs: CiJobsTable;
   ci_job_variables: CiJobVariablesTable;
   ci_job_artifacts: CiJobArtifactsTable;

@@ -3,6 +3,7 @@
 import type { JobHandler } from '../queue/queue.js';
 import { DELETE_MERGED_BRANCHES_JOB, runDeleteMergedBranches } from './branches/service.js';
 import { ARTIFACTS_EXPIRE_JOB, ARTIFACTS_EXPIRE_EVERY_MS, expireArtifacts, scheduleArtifactsExpiry } from './ci/artifacts.js';
+import { PIPELINE_SCHEDULE_RUN_JOB, runSchedule } from './ci/pipeline_schedules.js';
 import { PUSH_PIPELINE_JOB, runPushPipelines } from './ci/push_pipelines.js';
 import type { Container } from './context.js';
 import { EVENTS_PRUNE_EVERY_MS, EVENTS_PRUNE_JOB, pruneOldEvents, scheduleEventsPrune } from './events/service.js';
@@ -32,6 +33,7 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   },
   [HOOK_DELIVERY_JOB]: (c) => (payload: { deliveryId: number; attempt: number }) => runDelivery(c, payload),
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
+  [PIPELINE_SCHEDULE_RUN_JOB]: (c) => (payload, job) => runSchedule(c, payload, job),
   [PROJECT_EXPORT_JOB]: (c) => (payload: { projectId: number; run: number }) => runExport(c, payload),
   [PROJECT_EXPORT_UPLOAD_JOB]: (c) => (payload: { projectId: number; run: number }, job) => runExportUpload(c, payload, job),
   [PROJECT_IMPORT_JOB]: (c) => (payload: { projectId: number }, job) => runImport(c, payload, job),

@@ -28,6 +28,7 @@ import * as m075 from './075_ci_variables.js';
 import * as m076 from './076_ci_triggers.js';
 import * as m080 from './080_protected_tags.js';
 import * as m085 from './085_runners.js';
+import * as m081 from './081_pipeline_schedules.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '080_protected_tags': m080,
   '085_runners': m085,
   '063_session_admin_mode': m063,
+  '081_pipeline_schedules': m081,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -18,6 +18,7 @@ export interface PipelineFilters {
   source?: string;
   ref?: string;
   sha?: string;
+  scheduleId?: number;
   /** true: only pipelines with yaml_errors; false: only those without. */
   yamlErrors?: boolean;
   /** null: a username that matches nobody (an empty list). */
@@ -41,6 +42,7 @@ export function pagePipelines(db: Kysely<DB>, projectId: number, f: PipelineFilt
   if (f.source !== undefined) q = q.where('source', '=', f.source);
   if (f.ref !== undefined) q = q.where('ref', '=', f.ref);
   if (f.sha !== undefined) q = q.where('sha', '=', f.sha);
+  if (f.scheduleId !== undefined) q = q.where('pipeline_schedule_id', '=', f.scheduleId);
   if (f.yamlErrors === true) q = q.where('yaml_errors', 'is not', null);
   if (f.yamlErrors === false) q = q.where('yaml_errors', 'is', null);
   if (f.userId === null) q = q.where('user_id', '=', -1);

@@ -136,6 +136,7 @@ export interface PlanRequest {
   changedPaths: string[] | null;
   parentPipelineId?: number | null;
   parentJobId?: number | null;
+  pipelineScheduleId?: number | null;
   /** The configuration text to plan instead of the repository's CI file (child pipelines). */
   config?: { path: string; text: string };
   /** An invalid file still makes a failed pipeline with yaml_errors (pushes, bridges); else it is refused. */
@@ -220,6 +221,7 @@ export async function planAndCreate(c: Container, req: PlanRequest): Promise<Pla
     variables: req.variables,
     parentPipelineId: req.parentPipelineId ?? null,
     parentJobId: req.parentJobId ?? null,
+    pipelineScheduleId: req.pipelineScheduleId ?? null,
   };
   if (req.refuseOnSave && (result.kind === 'plan' || (result.kind === 'invalid' && req.saveOnErrors))) {
     return { kind: 'refused', message: req.refuseOnSave };
@@ -368,6 +370,8 @@ export interface ListPipelinesInput {
   updated_before?: string;
   order_by?: PipelineOrder;
   sort?: 'asc' | 'desc';
+  /** Only the pipelines of this schedule (GET …/pipeline_schedules/:id/pipelines). */
+  pipeline_schedule_id?: number;
 }
 
 /** An ISO 8601 datetime parameter as a stored timestamp (UTC with ms); 400 when unreadable. */
@@ -400,6 +404,7 @@ export async function listPipelines(
   if (input.source !== undefined) f.source = input.source;
   if (input.ref !== undefined) f.ref = input.ref;
   if (input.sha !== undefined) f.sha = input.sha;
+  if (input.pipeline_schedule_id !== undefined) f.scheduleId = input.pipeline_schedule_id;
   if (input.yaml_errors !== undefined) f.yamlErrors = input.yaml_errors;
   if (input.username !== undefined) f.userId = (await findUserByUsername(c.db, input.username))?.id ?? null;
   f.updatedAfter = timeParam('updated_after', input.updated_after);

@@ -66,6 +66,8 @@ export interface PipelineSeed {
   variables: PipelineVariableInput[];
   parentPipelineId?: number | null;
   parentJobId?: number | null;
+  /** The schedule that makes the pipeline (source `schedule`). */
+  pipelineScheduleId?: number | null;
   /** A valid plan, or the errors that make the pipeline fail at once. */
   plan: Plan | null;
   yamlErrors?: string | null;
@@ -118,6 +120,7 @@ export async function createPipelineRecords(c: Container, seed: PipelineSeed): P
       committed_at: seed.commit ? new Date(seed.commit.createdAt).toISOString() : null,
       parent_pipeline_id: seed.parentPipelineId ?? null,
       parent_job_id: seed.parentJobId ?? null,
+      pipeline_schedule_id: seed.pipelineScheduleId ?? null,
       name: seed.plan?.name ?? null,
       commit_message: seed.commit?.message ?? null,
       commit_author_name: seed.commit?.authorName ?? null,
