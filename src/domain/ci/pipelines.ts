@@ -30,7 +30,7 @@ import { deletePipelineBlobs } from './artifacts.js';
 import { cancelRedundantPipelines } from './auto_cancel.js';
 import { overRateLimit, settingRule } from '../shared/rate_limit.js';
 import {
-  canUpdateRef, requireCiWrite, requirePipelineDelete, requirePipelineList, requirePipelineRead, requireCiRead,
+  canUpdateRef, requireCiWrite, type CiAccess, requirePipelineDelete, requirePipelineList, requirePipelineRead, requireCiRead,
 } from './policy.js';
 import { cancelPipeline, createPipelineRecords, retryPipeline, type PipelineVariableInput } from './state.js';
 import { buildTestReport, buildTestReportSummary, type TestReport, type TestReportSummary } from './test_reports.js';
@@ -61,6 +61,7 @@ export const pipelineError = (message: string) => validation({ base: [message] }
 
 export const MESSAGES = {
   refNotFound: 'Reference not found',
+  noPermission: 'Insufficient permissions to create a new pipeline',
   missingFile: 'Missing CI config file',
   filtered: 'Pipeline filtered out by workflow rules.',
   empty: 'No stages / jobs for this pipeline.',
@@ -325,10 +326,28 @@ async function viewOf(c: Container, project: ProjectRow, pipeline: PipelineRow):
 /** POST /projects/:id/pipeline: source `api`, or `web` when the web interface asks (a browser session), as the reference's pipeline form. */
 export async function createPipeline(c: Container, actor: Actor, idOrPath: number | string, input: CreatePipelineInput): Promise<PipelineView> {
   const found = await findProject(c, actor, idOrPath);
-  const project = found.row;
   const access = await requireCiWrite(c, actor, found);
-  const { variables, invalid } = parseVariables(input.variables);
-  const resolved = await resolveRef(c, project, input.ref);
+  return createRequestedPipeline(c, actor, found.row, access, {
+    ref: input.ref,
+    source: actor.via === 'session' ? 'web' : 'api',
+    ...parseVariables(input.variables),
+  });
+}
+
+/**
+ * The reference's CreatePipelineService chain for a pipeline asked for (API, trigger): the
+ * actor's right to create it, the protected-ref rule, the ref, the file, the plan; each refusal
+ * a 400 with the reason in message.base.
+ */
+export async function createRequestedPipeline(
+  c: Container,
+  actor: Actor,
+  project: ProjectRow,
+  access: CiAccess,
+  req: { ref: string; source: string; variables: PipelineVariableInput[]; invalid: string | null },
+): Promise<PipelineView> {
+  if (!access.update) throw pipelineError(MESSAGES.noPermission);
+  const resolved = await resolveRef(c, project, req.ref);
   // The protected-ref rule comes before the ref's existence, as in the reference's chain.
   if (resolved && !(await canUpdateRef(c, actor, project, access, resolved.ref, resolved.tag))) {
     throw pipelineError(MESSAGES.protectedRef(resolved.ref));
@@ -338,13 +357,13 @@ export async function createPipeline(c: Container, actor: Actor, idOrPath: numbe
     project,
     ref: resolved,
     beforeSha: '0'.repeat(40),
-    source: actor.via === 'session' ? 'web' : 'api',
+    source: req.source,
     user: actor.user,
-    variables,
+    variables: req.variables,
     changedPaths: null,
     saveOnErrors: false,
     // Variables are validated when the pipeline is saved: a missing file or an unusable plan wins.
-    refuseOnSave: invalid ? `Failed to persist the pipeline: Validation failed: ${invalid}` : null,
+    refuseOnSave: req.invalid ? `Failed to persist the pipeline: Validation failed: ${req.invalid}` : null,
   });
   if (outcome.kind === 'refused') throw pipelineError(outcome.message);
   return viewOf(c, project, (await findPipeline(c.db, outcome.pipeline.id)) ?? outcome.pipeline);
