@@ -562,5 +562,25 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([list.status, list.body], [200, []]);
       assert.equal((await t.get(`/api/v4/projects/${closed.api.id}/jobs`, reporter.token)).status, 200);
     });
+
+    it('read_build_trace: the log of a job in debug mode only for developers and above, even with public_jobs', async () => {
+      const pub = await project({ visibility: 'public', public_jobs: true });
+      const p = await seedPipeline(t, pub.row, [plannedJob('plain'), plannedJob('debug', { variables: { CI_DEBUG_TRACE: 'true' } })]);
+      const jobs = await jobsOf(t, p.id);
+      for (const name of ['plain', 'debug']) {
+        await runJob(t, jobs[name].id);
+        await storeArtifact(t.c, jobs[name], { fileType: 'trace', filename: 'job.log', body: Buffer.from(`${name} log\n`), expireAt: null });
+      }
+      const trace = (name: string, token: string | null) => t.get(`/api/v4/projects/${pub.api.id}/jobs/${jobs[name].id}/trace`, token);
+      const plain = await trace('plain', null);
+      assert.deepEqual([plain.status, plain.text], [200, 'plain log\n']);
+      for (const who of [null, outsider.token, guest.token, reporter.token]) {
+        const r = await trace('debug', who);
+        assert.deepEqual([r.status, r.body], [403, { message: '403 Forbidden' }]);
+      }
+      // the job itself stays readable; only its log is closed
+      assert.equal((await t.get(`/api/v4/projects/${pub.api.id}/jobs/${jobs.debug.id}`, null)).status, 200);
+      for (const who of [dev.token, maintainer.token]) assert.deepEqual([(await trace('debug', who)).status, (await trace('debug', who)).text], [200, 'debug log\n']);
+    });
   });
 }

@@ -8,7 +8,7 @@ import type { Container } from '../context.js';
 import { runnersByIds, type RunnerRow } from '../../db/repos/runners.js';
 import { findProjectJob, findCiJob, updateJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { pagePipelinePlans, pageProjectJobs, pagePipelineJobs, usersByIds, type JobPlanRow, type ListedJob } from '../../db/repos/ci_job_lists.js';
-import { findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
+import { findPipeline, findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
 import type { UserRow } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
@@ -22,10 +22,11 @@ import { nowIso } from '../shared/time.js';
 import type { UserView } from '../users/service.js';
 import { canReadProfile } from '../users/policy.js';
 import { artifactsOfJobs, eraseJobArtifacts, type ArtifactRow } from './artifacts.js';
-import { canEraseJob, canUpdateRef, ciAccess, requireCiRead, requireCiWrite, type CiAccess } from './policy.js';
+import { canEraseJob, canReadTrace, canUpdateRef, ciAccess, requireCiRead, requireCiWrite, type CiAccess } from './policy.js';
 import { cancelJob, jobPlan, playJob, retryJob } from './state.js';
 import { readTrace } from './traces.js';
 import { now as clockNow } from '../../shared/clock.js';
+import { isDebugJob } from './variables.js';
 
 /** A job with what its Job (or Bridge) shape shows, loaded in a few queries per page. */
 export interface JobView {
@@ -248,8 +249,10 @@ export async function getJob(c: Container, actor: Actor | null, idOrPath: number
 export async function jobTrace(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<{ jobId: number; stream: Readable }> {
   const found = await findProject(c, actor, idOrPath);
   const row = found.row;
-  await requireCiRead(c, actor, found);
+  const a = await requireCiRead(c, actor, found);
   const job = await projectBuild(c, row, jobId);
+  const pipeline = (await findPipeline(c.db, job.pipeline_id))!;
+  if (!canReadTrace(a, await isDebugJob(c, row, pipeline, job))) throw forbidden();
   const stream = await readTrace(c, job.id);
   if (stream) return { jobId: job.id, stream };
   // A running job has a log, empty until the runner's first flush: 200 with nothing yet (as the

@@ -4,7 +4,8 @@
 // - read_pipeline: reporters and above; public access (a public project, or an internal one for
 //   signed-in users who are not external); other guests only with `public_jobs`.
 // - read_build (job lists, job details, logs, artifacts): reporters and above; others who can see
-//   the project only with `public_jobs` ("public pipelines").
+//   the project only with `public_jobs` ("public pipelines"). read_build_trace: the log of a job in
+//   debug mode only for developers and above.
 // - create/update (create, retry, cancel, play pipelines and jobs): developers and above, not in an
 //   archived project; on a protected branch the user must also be allowed to push or merge to it.
 // - admin_build (erase others' jobs): maintainers and above; destroy_pipeline: owners (and admins).
@@ -119,6 +120,12 @@ export async function requirePipelineDelete(c: Container, actor: Actor | null, p
   if (!a.del) throw forbidden();
   return a;
 }
+
+/**
+ * read_build_trace: read_build; the log of a job in debug mode (CI_DEBUG_TRACE, which prints every
+ * variable) only for those who may update jobs (developers and above), as the reference's BuildPolicy.
+ */
+export const canReadTrace = (a: CiAccess, debugMode: boolean): boolean => a.read && (!debugMode || a.update);
 
 /**
  * The reference's erase_build: maintainers erase any job; developers their own (`jobUserId`).

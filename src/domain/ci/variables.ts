@@ -357,3 +357,15 @@ export async function jobVariableList(
   for (const r of await jobVariableRows(c.db, job.id)) out.push(given(r.key, decryptSecret(c.config.secretKey, r.encrypted_value), r.variable_type));
   return out;
 }
+
+const DEBUG_VARIABLES = ['CI_DEBUG_TRACE', 'CI_DEBUG_SERVICES'];
+const truthy = (v: string | undefined): boolean => v !== undefined && ['true', '1'].includes(v.trim().toLowerCase());
+
+/**
+ * The reference's Ci::Build#debug_mode?: CI_DEBUG_TRACE or CI_DEBUG_SERVICES true among the job's
+ * variables (the last of a key wins). Its log then shows every variable's value.
+ */
+export async function isDebugJob(c: Container, project: ProjectRow, pipeline: PipelineRow, job: JobRow): Promise<boolean> {
+  const last = new Map((await jobVariableList(c, project, pipeline, job)).map((v) => [v.key, v.value]));
+  return DEBUG_VARIABLES.some((k) => truthy(last.get(k)));
+}
