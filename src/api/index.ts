@@ -29,6 +29,7 @@ import { projectLifecycleRoutes } from './projects/lifecycle_routes.js';
 import { projectStarRoutes } from './projects/stars_routes.js';
 import { repositoryRoutes } from './repository/routes.js';
 import { runnerProtocolRoutes } from './runners/protocol.js';
+import { runnerRestRoutes } from './runners/rest.js';
 import { searchRoutes } from './search/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { signupRoutes } from './signup/routes.js';
@@ -37,4 +38,4 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes];

@@ -114,7 +114,7 @@ export function pageRunners(db: Kysely<DB>, f: RunnerFilter, page: PageRequest):
           : []),
         ...(groupIds.length ? [eb('group_id', 'in', groupIds)] : []),
         ...(f.withInstance ? [eb('runner_type', '=', 'instance_type')] : []),
-        eb.val(false),
+        sql<boolean>`1 = 0`,
       ]),
     );
   }
@@ -189,3 +189,9 @@ export async function appendTraceAt(db: Kysely<DB>, jobId: number, offset: numbe
     return moved.trace_bytes;
   });
 }
+
+/** Projects the user is a direct maintainer (or owner) of: whose project runners `GET /runners` lists. */
+export const projectIdsMaintainedBy = async (db: Db, userId: number): Promise<number[]> =>
+  (
+    await db.selectFrom('members').select('source_id').where('user_id', '=', userId).where('source_type', '=', 'Project').where('access_level', '>=', 40).execute()
+  ).map((r) => r.source_id);
