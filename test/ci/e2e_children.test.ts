@@ -25,7 +25,9 @@ const sleeper = (file: string): string => `  script:
 
 for (const dialect of DIALECTS) {
   describe(`CI end to end: child pipelines (${dialect})`, () => {
-    const app = appWithRunner(dialect);
+    // These jobs report their host pids through a host folder, which a sandboxed job cannot
+    // reach: this file is about pipeline semantics, and test/ci/sandbox.test.ts covers the sandbox.
+    const app = appWithRunner(dialect, { ANVIL_RUNNER_SANDBOX: 'off' });
 
     const get = async (projectId: number, p: string) => {
       const r = await app().get(`/api/v4/projects/${projectId}${p}`);

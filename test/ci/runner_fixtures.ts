@@ -71,11 +71,11 @@ export function testRunner(t: TestApp, opts: RunnerOptions = {}): CiRunner {
  * For a describe block: an app with a started test runner, built before its tests and stopped
  * after them. Returns the app's getter (the app exists once the tests run).
  */
-export function appWithRunner(dialect: TestDialect): () => TestApp {
+export function appWithRunner(dialect: TestDialect, env: Record<string, string> = {}): () => TestApp {
   let t: TestApp | undefined;
   let runner: CiRunner | undefined;
   before(async () => {
-    t = await buildTestApp(dialect);
+    t = await buildTestApp(dialect, env);
     runner = testRunner(t);
     runner.start();
   });
