@@ -3,6 +3,7 @@ import type { ApiRoute } from '../http/route.js';
 import { alertRoutes } from './alerts/routes.js';
 import { badgeRoutes } from './badges/routes.js';
 import { branchRoutes } from './branches/routes.js';
+import { ciLintRoutes } from './ci_lint/routes.js';
 import { ciVariableRoutes } from './ci_variables/routes.js';
 import { triggerRoutes } from './triggers/routes.js';
 import { protectedBranchRoutes } from './protected_branches/routes.js';
@@ -38,4 +39,4 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes, ...ciLintRoutes];

@@ -20,6 +20,7 @@ interface IncludeState {
   ctx: PlanContext;
   count: number;
   files: () => Promise<string[]>;
+  onInclude?: (path: string) => void;
 }
 
 class IncludeError extends Error {}
@@ -91,6 +92,7 @@ async function localPaths(item: YamlValue, state: IncludeState): Promise<string[
 async function loadLocal(path: string, shown: string, inputs: YamlMap | null, state: IncludeState, depth: number): Promise<YamlMap> {
   if (++state.count > MAX_INCLUDES) throw new IncludeError(`Maximum of ${MAX_INCLUDES} nested includes are allowed!`);
   const content = await state.ctx.readFile(path);
+  if (content !== null) state.onInclude?.(path);
   if (content === null) throw new IncludeError(`Local file \`${shown}\` does not exist!`);
   if (content.trim() === '') throw new IncludeError(`Local file \`${shown}\` is empty!`);
   const loaded = loadYaml(content);
@@ -124,9 +126,14 @@ async function expandInto(config: YamlMap, state: IncludeState, depth: number): 
 export type IncludeResult = { ok: true; config: YamlMap } | { ok: false; error: string };
 
 /** The file with its `include:` entries expanded (recursively), or the first error. */
-export async function expandIncludes(root: YamlMap, ctx: PlanContext, files: () => Promise<string[]>): Promise<IncludeResult> {
+export async function expandIncludes(
+  root: YamlMap,
+  ctx: PlanContext,
+  files: () => Promise<string[]>,
+  onInclude?: (path: string) => void,
+): Promise<IncludeResult> {
   try {
-    return { ok: true, config: await expandInto(root, { ctx, count: 0, files }, 0) };
+    return { ok: true, config: await expandInto(root, { ctx, count: 0, files, onInclude }, 0) };
   } catch (e) {
     if (e instanceof IncludeError) return { ok: false, error: e.message };
     throw e;

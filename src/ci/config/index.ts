@@ -11,9 +11,25 @@ import type { RuleSpec } from './entries.js';
 import { firstMatchingRule, onlyExceptAllows, RuleError, type EvalContext } from './rules.js';
 import type { JobWhen, NeedSpec, Plan, PlanContext, PlannedJob, PlanResult, TriggerSpec } from './types.js';
 import { expandVariables } from './variables.js';
-import { isMap, loadYaml } from './yaml.js';
+import { isMap, loadYaml, type YamlMap } from './yaml.js';
 
 export type { Plan, PlanContext, PlannedJob, PlanResult } from './types.js';
+
+/** How CI lint uses the planner: the same steps, seen from outside. */
+export interface PlanOptions {
+  /**
+   * The static check: every job of the file, as written. workflow:rules and each job's rules,
+   * only and except are not evaluated (they are reported instead), and a file whose jobs all sit in
+   * `.pre`/`.post` is still a plan.
+   */
+  allJobs?: boolean;
+  /** The configuration once includes, `extends` and `!reference` are resolved. */
+  onMerged?(config: YamlMap): void;
+  /** Each local file that `include:` brought in, in order. */
+  onInclude?(path: string): void;
+  /** A job's `only` / `except` as the planner reads them (default `only` filled in; null with rules). */
+  onPolicies?(job: string, only: PolicySpec | null, except: PolicySpec | null): void;
+}
 
 const DEFAULT_ONLY_REFS = ['branches', 'tags'];
 const MAX_NEEDS = 50;
@@ -135,7 +151,7 @@ export function childPipelineText(trigger: Pick<TriggerSpec, 'include' | 'inputs
 }
 
 /** Plans the pipeline the CI file describes for this ref/source/variables. */
-export async function planPipeline(text: string, ctx: PlanContext): Promise<PlanResult> {
+export async function planPipeline(text: string, ctx: PlanContext, opts: PlanOptions = {}): Promise<PlanResult> {
   if (text.trim() === '') return invalid(['Please provide content of .gitlab-ci.yml']);
   const loaded = loadYaml(text);
   if (!loaded.ok) return invalid([loaded.error]);
@@ -146,7 +162,7 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
 
   let filesPromise: Promise<string[]> | null = null;
   const files = (): Promise<string[]> => (filesPromise ??= ctx.listFiles());
-  const included = await expandIncludes(content.value, ctx, files);
+  const included = await expandIncludes(content.value, ctx, files, opts.onInclude);
   if (!included.ok) return invalid([included.error]);
   const root = included.config;
 
@@ -154,6 +170,7 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
   if (extendErrors.length) return invalid(extendErrors);
   const referenceErrors = resolveReferences(root);
   if (referenceErrors.length) return invalid(referenceErrors);
+  opts.onMerged?.(root);
 
   const read = readConfig(root);
   if (!read.ok) return invalid(read.errors);
@@ -176,7 +193,7 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
     }
   };
   let globalVars = { ...read.spec.variables };
-  if (workflowRules) {
+  if (workflowRules && !opts.allJobs) {
     const m = await matching(workflowRules, { ...globalVars, ...ctx.variables }, 'workflow');
     if ('error' in m) return invalid([m.error]);
     const rule = m.rule;
@@ -201,7 +218,9 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
     let when: JobWhen = job.when;
     let startIn = job.startIn;
     let allowFailure = job.allowFailure;
-    if (job.rules) {
+    if (opts.allJobs) {
+      opts.onPolicies?.(inst.name, job.rules ? null : onlyPolicy(job, workflowRules !== null), job.except);
+    } else if (job.rules) {
       const m = await matching(job.rules, evalVars, inst.name);
       if ('error' in m) return invalid([m.error]);
       const rule = m.rule;
@@ -265,7 +284,7 @@ export async function planPipeline(text: string, ctx: PlanContext): Promise<Plan
   for (const pj of planned) if (pj.dependencies) pj.dependencies = pj.dependencies.filter((d) => present.has(d));
   if (seedErrors.length) return invalid(seedErrors);
 
-  if (planned.length === 0 || planned.every((j) => EDGE_STAGES.has(j.stage))) return { kind: 'empty' };
+  if (!opts.allJobs && (planned.length === 0 || planned.every((j) => EDGE_STAGES.has(j.stage)))) return { kind: 'empty' };
   const plan: Plan = { stages, variables: globalVars, jobs: planned };
   if (read.spec.workflowName) {
     const name = expandVariables(read.spec.workflowName, { ...globalVars, ...ctx.variables }, { unknown: 'empty' }).trim().slice(0, 255);

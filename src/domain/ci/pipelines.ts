@@ -8,6 +8,7 @@
 // `message.base` (the reference's `save_on_errors: false`); a push saves an invalid file as a
 // failed pipeline with `yaml_errors`, and creates nothing for a filtered or empty plan.
 import type { Container } from '../context.js';
+import type { PlanOptions } from '../../ci/config/index.js';
 import type { PlanContext, PlanResult } from '../../ci/config/types.js';
 import { latestJobsOfPipeline } from '../../db/repos/ci_jobs.js';
 import {
@@ -146,22 +147,28 @@ export interface PlanRequest {
   refuseOnSave?: string | null;
 }
 
+interface CommitSeed {
+  message: string;
+  authorName: string;
+  authorEmail: string;
+  createdAt: string;
+}
+
 export type PlanOutcome = { kind: 'created'; pipeline: PipelineRow } | { kind: 'refused'; message: string };
 
-/** Plans a pipeline at the ref's commit and, when the plan allows, creates its records. */
-export async function planAndCreate(c: Container, req: PlanRequest): Promise<PlanOutcome> {
+/**
+ * The plan of the CI file (or the given text) at the ref's commit, with the variables and files a
+ * pipeline of this request sees: what pipeline creation uses, and CI lint's dry run and static
+ * check (`opts`), so the two never disagree.
+ */
+export async function planAt(
+  c: Container,
+  req: Pick<PlanRequest, 'project' | 'ref' | 'beforeSha' | 'source' | 'user' | 'variables' | 'changedPaths'>,
+  file: { path: string; text: string },
+  opts?: PlanOptions,
+): Promise<{ result: PlanResult; commitSeed: CommitSeed | null }> {
   const { project, ref } = req;
-  // pipeline_limit_per_project_user_sha: pipelines a minute per project, user and commit
-  // (child pipelines apart, which share their parent's), refused as the reference's chain does.
-  if (
-    !req.parentPipelineId &&
-    (await overRateLimit(c, await settingRule(c, 'pipeline_limit_per_project_user_sha'), `project:${project.id}:user:${req.user?.id ?? 0}:sha:${ref.sha}`))
-  ) {
-    return { kind: 'refused', message: MESSAGES.rateLimited };
-  }
   const dir = repositoryDir(c, project.id);
-  const file = req.config ?? (await findCiFile(c, project, ref.sha));
-  if (!file) return { kind: 'refused', message: MESSAGES.missingFile };
   const commit = await readCommit(dir, ref.sha);
   const commitSeed = commit
     ? { message: commit.message, authorName: commit.authorName, authorEmail: commit.authorEmail, createdAt: withMillis(commit.committedDate) }
@@ -205,11 +212,28 @@ export async function planAndCreate(c: Container, req: PlanRequest): Promise<Pla
   };
   let result: PlanResult;
   try {
-    result = await (await ciConfig()).planPipeline(file.text, ctx);
+    result = await (await ciConfig()).planPipeline(file.text, ctx, opts);
   } catch (err) {
     c.log.error({ err, projectId: project.id, sha: ref.sha }, 'CI configuration could not be planned');
     result = { kind: 'invalid', errors: ['Undefined error'] };
   }
+  return { result, commitSeed };
+}
+
+/** Plans a pipeline at the ref's commit and, when the plan allows, creates its records. */
+export async function planAndCreate(c: Container, req: PlanRequest): Promise<PlanOutcome> {
+  const { project, ref } = req;
+  // pipeline_limit_per_project_user_sha: pipelines a minute per project, user and commit
+  // (child pipelines apart, which share their parent's), refused as the reference's chain does.
+  if (
+    !req.parentPipelineId &&
+    (await overRateLimit(c, await settingRule(c, 'pipeline_limit_per_project_user_sha'), `project:${project.id}:user:${req.user?.id ?? 0}:sha:${ref.sha}`))
+  ) {
+    return { kind: 'refused', message: MESSAGES.rateLimited };
+  }
+  const file = req.config ?? (await findCiFile(c, project, ref.sha));
+  if (!file) return { kind: 'refused', message: MESSAGES.missingFile };
+  const { result, commitSeed } = await planAt(c, req, file);
   const seed = {
     project,
     ref: ref.ref,
