@@ -26,3 +26,5 @@ export const CommaList = <S extends TSchema>(item: S) => T.Unsafe<Static<S>[]>({
 export const NotBlank = <S extends TSchema>(schema: S): S => ({ ...schema, allowBlank: false });
 /** A parameter whose `null` is a value (it clears the field), not an absent parameter. */
 export const NullClears = <S extends TSchema>(schema: S) => ({ ...schema, nullable: true }) as unknown as TUnsafe<Static<S> | null>;
+/** A non-string parameter (a file) whose empty value is given, not absent: `avatar=` removes an avatar. */
+export const BlankClears = <S extends TSchema>(schema: S): S => ({ ...schema, blankIsValue: true });

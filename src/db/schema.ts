@@ -204,8 +204,21 @@ export interface ProjectsTable {
 export interface ProjectTopicsTable {
   id: Generated<number>;
   project_id: number;
+  /** The topic's name, kept here so a project's topics read without a join. */
   name: string;
   name_lower: string;
+  topic_id: number | null;
+}
+
+export interface TopicsTable {
+  id: Generated<number>;
+  name: string;
+  name_lower: string;
+  title: string;
+  description: string | null;
+  avatar_path: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface ProjectRedirectsTable {
@@ -840,6 +853,7 @@ export interface DB {
   application_settings: ApplicationSettingsTable;
   projects: ProjectsTable;
   project_topics: ProjectTopicsTable;
+  topics: TopicsTable;
   project_redirects: ProjectRedirectsTable;
   project_stars: ProjectStarsTable;
   project_group_links: ProjectGroupLinksTable;

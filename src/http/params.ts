@@ -124,13 +124,16 @@ function coerce(schema: TSchema, value: unknown): unknown {
   }
 }
 
-/** Empty strings mean "not given" for anything but a string, as the reference's coercion has it. */
 /** A parameter that takes `null` as its value (NullClears in api/schemas.ts). */
 const takesNull = (schema: TSchema): boolean => (schema as any).nullable === true;
 
+/**
+ * Empty strings mean "not given" for anything but a string, as the reference's coercion has it
+ * (unless the parameter takes a blank as its value: BlankClears in api/schemas.ts).
+ */
 function isAbsent(schema: TSchema, v: unknown): boolean {
   if (v === undefined || (v === null && !takesNull(schema))) return true;
-  return v === '' && (schema as any)[Kind] !== 'String';
+  return v === '' && (schema as any)[Kind] !== 'String' && (schema as any).blankIsValue !== true;
 }
 
 /** Rules over several parameters, declared on the route and worded as Grape words them. */

@@ -498,7 +498,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await list('?search=top&search_namespaces=true', groupMember.token), [ids.deep]);
       assert.deepEqual(await list('?topic=alpha,BETA', stranger.token), [ids.public]);
       assert.deepEqual(sorted(await list('?topic=alpha', stranger.token)), sorted([ids.internal, ids.public]));
-      assert.deepEqual(await list('?topic_id=1', stranger.token), []);
+      const beta = (await t.get('/api/v4/topics?search=beta', stranger.token)).body[0];
+      assert.equal(beta.name, 'beta');
+      assert.deepEqual(await list(`?topic_id=${beta.id}`, stranger.token), [ids.public]);
+      assert.deepEqual(await list('?topic_id=999999', stranger.token), []);
       assert.deepEqual(await list('?last_activity_before=2021-01-01T00:00:00Z', stranger.token), [ids.archived]);
       assert.ok(!(await list('?last_activity_after=2021-01-01T00:00:00Z', stranger.token)).includes(ids.archived));
       const bad = await t.get('/api/v4/projects?last_activity_after=yesterday-ish', stranger.token);

@@ -18,7 +18,8 @@ export function fileParam(name: string, v: unknown): UploadedFile | undefined {
   throw invalidParams(`${name} is invalid`);
 }
 
-const fileBody = (f: StoredFile) =>
+/** A stored file as a streamed answer. */
+export const fileBody = (f: StoredFile) =>
   new FileBody(f.stream, f.contentType, f.size, {
     'content-disposition': `${f.inline ? 'inline' : 'attachment'}; filename="${f.filename}"`,
     'x-content-type-options': 'nosniff',

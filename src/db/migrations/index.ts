@@ -29,6 +29,7 @@ import * as m076 from './076_ci_triggers.js';
 import * as m080 from './080_protected_tags.js';
 import * as m085 from './085_runners.js';
 import * as m081 from './081_pipeline_schedules.js';
+import * as m095 from './095_topics.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '085_runners': m085,
   '063_session_admin_mode': m063,
   '081_pipeline_schedules': m081,
+  '095_topics': m095,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -6,6 +6,7 @@ import { dialectOf, ilike, likeEscape } from '../dialect.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { MAX_ID, runPage } from '../paginate.js';
 import { groupIdsAtOrBelowMembershipsSql } from './members.js';
+import { setProjectTopics } from './topics.js';
 import { splitContext, withProjectContext, type ProjectWithContext } from './project_context.js';
 import type { DB, ProjectsTable } from '../schema.js';
 
@@ -52,12 +53,7 @@ export async function insertProject(db: Kysely<DB>, row: NewProject, extras: New
   return db.transaction().execute(async (tx) => {
     const p = await tx.insertInto('projects').values(row).returningAll().executeTakeFirstOrThrow();
     await tx.deleteFrom('project_redirects').where('old_full_path_lower', '=', p.full_path_lower).execute();
-    if (extras.topics.length) {
-      await tx
-        .insertInto('project_topics')
-        .values(extras.topics.map((name) => ({ project_id: p.id, name, name_lower: name.toLowerCase() })))
-        .execute();
-    }
+    if (extras.topics.length) await setProjectTopics(tx, p.id, extras.topics, row.created_at);
     if (extras.owner) {
       await tx
         .insertInto('members')
@@ -90,15 +86,7 @@ export interface ProjectUpdateExtras {
 export async function updateProject(db: Kysely<DB>, id: number, patch: ProjectPatch, extras: ProjectUpdateExtras = {}): Promise<ProjectRow> {
   return db.transaction().execute(async (tx) => {
     const p = await tx.updateTable('projects').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
-    if (extras.topics) {
-      await tx.deleteFrom('project_topics').where('project_id', '=', id).execute();
-      if (extras.topics.length) {
-        await tx
-          .insertInto('project_topics')
-          .values(extras.topics.map((name) => ({ project_id: id, name, name_lower: name.toLowerCase() })))
-          .execute();
-      }
-    }
+    if (extras.topics) await setProjectTopics(tx, id, extras.topics, p.updated_at);
     const oldLower = extras.oldFullPath?.toLowerCase();
     if (oldLower && oldLower !== p.full_path_lower) {
       // The new path no longer redirects anywhere; the old one now leads here.
@@ -155,6 +143,8 @@ export interface ProjectListFilter {
   searchNamespaces?: boolean;
   /** Every one of these topics (case-insensitive). */
   topics?: string[];
+  /** The topic with this id. */
+  topicId?: number;
   /** A language detected in the repository (case-insensitive name, as GET /projects/:id/languages names it). */
   programmingLanguage?: string;
   lastActivityAfter?: string;
@@ -247,6 +237,7 @@ export async function pageProjects(
   for (const topic of f.topics ?? []) {
     q = q.where('projects.id', 'in', db.selectFrom('project_topics').select('project_id').where('name_lower', '=', topic.toLowerCase()));
   }
+  if (f.topicId !== undefined) q = q.where('projects.id', 'in', db.selectFrom('project_topics').select('project_id').where('topic_id', '=', f.topicId));
   if (f.programmingLanguage) {
     // The cached breakdown is JSON `[["Ruby",61.2],…]`: one pair starts `["<name>",`.
     const pattern = `%${likeEscape(JSON.stringify([f.programmingLanguage.toLowerCase()]).slice(0, -1))},%`;

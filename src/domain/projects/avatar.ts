@@ -7,7 +7,7 @@ import { updateProject as updateProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, validation } from '../errors.js';
 import { nowIso } from '../shared/time.js';
-import { contentTypeOf, extensionOf, safeFilename, type IncomingFile, type StoredFile } from './files.js';
+import { extensionOf, readStoredFile, safeFilename, type IncomingFile, type StoredFile } from './files.js';
 import { canAdminProject } from './policy.js';
 import { getProject, updateProject, type ProjectView, type UpdateProjectInput } from './service.js';
 import { findProject } from './find.js';
@@ -18,7 +18,8 @@ const AVATAR_MAX_BYTES = 200 * 1024;
 
 const avatarPrefix = (projectId: number) => `projects/${projectId}/avatar/`;
 
-function avatarErrors(file: IncomingFile): string[] {
+/** What is wrong with an image given as an avatar (projects, topics). */
+export function avatarErrors(file: IncomingFile): string[] {
   const errors: string[] = [];
   if (!AVATAR_EXTENSIONS.includes(extensionOf(file.filename))) {
     errors.push(`file format is not supported. Please try one of the following supported formats: ${AVATAR_EXTENSIONS.join(', ')}`);
@@ -56,9 +57,7 @@ export async function updateProjectWithAvatar(
 export async function readAvatar(c: Container, actor: Actor | null, projectId: number, filename: string): Promise<StoredFile> {
   const { row } = await findProject(c, actor, projectId);
   if (!row.avatar_path || row.avatar_path !== filename) throw notFound();
-  const key = avatarPrefix(row.id) + filename;
-  const stat = await c.storage.stat(key);
-  const stream = stat ? await c.storage.get(key) : null;
-  if (!stat || !stream) throw notFound();
-  return { stream, size: stat.size, filename, contentType: contentTypeOf(filename), inline: true };
+  const file = await readStoredFile(c, avatarPrefix(row.id) + filename, filename, true);
+  if (!file) throw notFound();
+  return file;
 }

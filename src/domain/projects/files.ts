@@ -1,5 +1,6 @@
 // What uploads and avatars share: the incoming file, safe stored names, and content types.
 import type { Readable } from 'node:stream';
+import type { Container } from '../context.js';
 
 /** A file received in a request, already on disk (the HTTP layer's UploadedFile fits). */
 export interface IncomingFile {
@@ -16,6 +17,14 @@ export interface StoredFile {
   contentType: string;
   /** Images, videos and audio show in the browser; anything else downloads. */
   inline: boolean;
+}
+
+/** The blob at `key` as a file to send, or null when it is not there. */
+export async function readStoredFile(c: Container, key: string, filename: string, inline: boolean): Promise<StoredFile | null> {
+  const stat = await c.storage.stat(key);
+  const stream = stat ? await c.storage.get(key) : null;
+  if (!stat || !stream) return null;
+  return { stream, size: stat.size, filename, contentType: contentTypeOf(filename), inline };
 }
 
 /**

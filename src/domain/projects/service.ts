@@ -612,6 +612,7 @@ export async function listWith(
     search: input.search || undefined,
     searchNamespaces: input.search_namespaces,
     topics: cleanTopics(input.topic),
+    topicId: input.topic_id,
     programmingLanguage: input.with_programming_language?.trim() || undefined,
     lastActivityAfter: isoOrInvalid('last_activity_after', input.last_activity_after),
     lastActivityBefore: isoOrInvalid('last_activity_before', input.last_activity_before),
@@ -635,8 +636,6 @@ export async function listWith(
     if (input.starred) f.starredBy = [...(f.starredBy ?? []), actor.user.id];
     if (input.imported) f.importedBy = actor.user.id;
   }
-  // Topics by id need topics with ids, which do not exist yet: nothing matches.
-  if (input.topic_id !== undefined) f.none = true;
   // Anvil computes no repository or wiki checksums, so none has failed ([adv] filters).
   if (input.repository_checksum_failed || input.wiki_checksum_failed) f.none = true;
 

@@ -7,7 +7,7 @@ import type { Container } from '../context.js';
 import type { Actor } from '../auth/actor.js';
 import { exactError, missing, notFound } from '../errors.js';
 import { getSettings } from '../settings/service.js';
-import { contentTypeOf, isMedia, safeFilename, type IncomingFile, type StoredFile } from './files.js';
+import { isMedia, readStoredFile, safeFilename, type IncomingFile, type StoredFile } from './files.js';
 import { ensureWritable } from './policy.js';
 import { findProject } from './find.js';
 
@@ -47,10 +47,9 @@ export async function readUpload(c: Container, actor: Actor | null, projectPath:
   const { row } = await findProject(c, actor, projectPath);
   if (!/^[0-9a-f]{32}$/.test(secret) || safeFilename(filename) !== filename) throw uploadNotFound();
   const key = uploadKey(row.id, secret, filename);
-  const stat = await c.storage.stat(key);
-  const stream = stat ? await c.storage.get(key) : null;
-  if (!stat || !stream) throw uploadNotFound();
-  return { stream, size: stat.size, filename, contentType: contentTypeOf(filename), inline: isMedia(filename) };
+  const file = await readStoredFile(c, key, filename, isMedia(filename));
+  if (!file) throw uploadNotFound();
+  return file;
 }
 
 /** Blobs of a project that is going away (call from project deletion). */
