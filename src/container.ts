@@ -9,6 +9,7 @@ import { watchWrites } from './db/watch_writes.js';
 import { RecentReads } from './domain/shared/recent_reads.js';
 import { PROJECT_CONTEXT_TABLES, type ProjectWithContext } from './db/repos/project_context.js';
 import { migrateToLatest } from './db/migrations/index.js';
+import { sealPlainRegistrationTokens } from './domain/runners/registration_tokens.js';
 import { registerBackgroundJobs, scheduleRecurringJobs } from './domain/background.js';
 import { closeRepositoryReaders } from './domain/repository/service.js';
 import type { Container } from './domain/context.js';
@@ -66,6 +67,7 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
   // Every node can run every job.
   registerBackgroundJobs(c);
   await scheduleRecurringJobs(c);
+  await sealPlainRegistrationTokens(c);
   return c;
 }
 

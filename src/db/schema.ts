@@ -73,7 +73,8 @@ export interface NamespacesTable {
   default_branch_protection: number | null;
   created_at: string;
   updated_at: string;
-  runners_token: string | null; // groups (002)
+  runners_token: string | null; // groups (002); encrypted (110)
+  runners_token_digest: string | null; // 110
   prevent_sharing_groups_outside_hierarchy: Default<Bool>; // 002
 }
 
@@ -183,7 +184,8 @@ export interface ProjectsTable {
   suggestion_commit_message: string | null;
   merge_commit_template: string | null;
   squash_commit_template: string | null;
-  runners_token: string | null;
+  runners_token: string | null; // encrypted (110)
+  runners_token_digest: string | null; // 110
   archived: Default<Bool>;
   star_count: Default<number>;
   forks_count: Default<number>;

@@ -125,7 +125,7 @@ export function presentProject(c: Container, v: ProjectView): Static<typeof Proj
       cluster_agents: `${api}/cluster_agents`,
     },
   };
-  if (canAdminProject(a) && p.runners_token) out.runners_token = p.runners_token;
+  if (canAdminProject(a) && v.runnersToken) out.runners_token = v.runnersToken;
   if (a.admin) out.repository_storage = REPOSITORY_STORAGES[0];
   if (v.withLicense) {
     // No repository, so no license file: the reference answers null for both.

@@ -30,6 +30,7 @@ import * as m080 from './080_protected_tags.js';
 import * as m085 from './085_runners.js';
 import * as m081 from './081_pipeline_schedules.js';
 import * as m095 from './095_topics.js';
+import * as m110 from './110_runners_token_digest.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '063_session_admin_mode': m063,
   '081_pipeline_schedules': m081,
   '095_topics': m095,
+  '110_runners_token_digest': m110,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

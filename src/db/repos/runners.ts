@@ -66,20 +66,43 @@ export async function unassignRunnerProject(db: Db, runnerId: number, projectId:
 export const runnerProjectIds = async (db: Db, runnerId: number): Promise<number[]> =>
   (await db.selectFrom('ci_runner_projects').select('project_id').where('runner_id', '=', runnerId).orderBy('id').execute()).map((r) => r.project_id);
 
-// ---- registration tokens ----
+// ---- registration tokens (found by digest, stored encrypted) ----
 
-export const projectByRunnersToken = (db: Db, token: string) =>
-  db.selectFrom('projects').select(['id', 'namespace_id']).where('runners_token', '=', token).executeTakeFirst();
-
-export const groupByRunnersToken = (db: Db, token: string) =>
-  db.selectFrom('namespaces').select(['id']).where('kind', '=', 'group').where('runners_token', '=', token).executeTakeFirst();
-
-export async function setProjectRunnersToken(db: Db, projectId: number, token: string): Promise<void> {
-  await db.updateTable('projects').set({ runners_token: token }).where('id', '=', projectId).execute();
+export interface StoredRegistrationToken {
+  runners_token: string;
+  runners_token_digest: string;
 }
 
-export async function setGroupRunnersToken(db: Db, groupId: number, token: string): Promise<void> {
-  await db.updateTable('namespaces').set({ runners_token: token }).where('id', '=', groupId).execute();
+export const projectByRunnersTokenDigest = (db: Db, digest: string) =>
+  db.selectFrom('projects').select(['id', 'namespace_id']).where('runners_token_digest', '=', digest).executeTakeFirst();
+
+export const groupByRunnersTokenDigest = (db: Db, digest: string) =>
+  db.selectFrom('namespaces').select(['id']).where('kind', '=', 'group').where('runners_token_digest', '=', digest).executeTakeFirst();
+
+export async function setProjectRunnersToken(db: Db, projectId: number, token: StoredRegistrationToken): Promise<void> {
+  await db.updateTable('projects').set(token).where('id', '=', projectId).execute();
+}
+
+export async function setGroupRunnersToken(db: Db, groupId: number, token: StoredRegistrationToken): Promise<void> {
+  await db.updateTable('namespaces').set(token).where('id', '=', groupId).execute();
+}
+
+/** Rows whose registration token is still stored plain (written before tokens were encrypted). */
+export async function plainRunnersTokens(db: Db, table: 'projects' | 'namespaces', limit: number): Promise<{ id: number; runners_token: string }[]> {
+  const rows = await db
+    .selectFrom(table)
+    .select(['id', 'runners_token'])
+    .where('runners_token', 'is not', null)
+    .where('runners_token', 'not like', 'v1:%')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows as { id: number; runners_token: string }[];
+}
+
+/** Replaces a plain registration token by its sealed form, unless it changed meanwhile. */
+export async function sealRunnersToken(db: Db, table: 'projects' | 'namespaces', id: number, plain: string, token: StoredRegistrationToken): Promise<void> {
+  await db.updateTable(table).set(token).where('id', '=', id).where('runners_token', '=', plain).execute();
 }
 
 // ---- lists ----

@@ -30,7 +30,7 @@ import {
   type VisibilityName,
 } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
-import { randomToken } from '../shared/secrets.js';
+import { newRegistrationToken, openRegistrationToken } from '../runners/registration_tokens.js';
 import { nowIso } from '../shared/time.js';
 import { findGroup, withFullNames, type GroupView } from './find.js';
 import { nameErrors, pathErrors, rubyErrorsInspect } from './validation.js';
@@ -48,7 +48,7 @@ export interface GroupDetailView extends GroupView {
 
 async function detail(c: Container, row: NamespaceRow, canAdmin: boolean, withProjects: boolean): Promise<GroupDetailView> {
   const [view] = await withFullNames(c, [row]);
-  return { ...view, runnersToken: canAdmin ? row.runners_token : null, withProjects };
+  return { ...view, runnersToken: canAdmin ? openRegistrationToken(c, row.runners_token) : null, withProjects };
 }
 
 // ---- lists ----
@@ -247,7 +247,7 @@ export async function createGroup(c: Container, actor: Actor, input: CreateGroup
         parent_id: parent?.id ?? null,
         created_at: now,
         updated_at: now,
-        runners_token: randomToken('GR1348941'),
+        ...newRegistrationToken(c).stored,
         ...settingsPatch({ ...input, visibility: undefined }),
         visibility_level: visibility,
       });

@@ -21,7 +21,7 @@ import { pathErrors } from '../groups/validation.js';
 import { ACCESS, VISIBILITY, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
-import { randomToken } from '../shared/secrets.js';
+import { newRegistrationToken } from '../runners/registration_tokens.js';
 import { nowIso } from '../shared/time.js';
 import { personalProjectsLimitError } from './limits.js';
 import { canAdminProject, canCreateProjectIn, isProjectOwner } from './policy.js';
@@ -108,7 +108,7 @@ export async function forkProject(c: Container, actor: Actor, idOrPath: number |
         merge_commit_template: source.merge_commit_template,
         squash_commit_template: source.squash_commit_template,
         import_status: 'scheduled',
-        runners_token: randomToken('GR1348941'),
+        ...newRegistrationToken(c).stored,
         last_activity_at: now,
         created_at: now,
         updated_at: now,

@@ -39,7 +39,7 @@ import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
 import { ACCESS, VISIBILITY, accessLevelInGroup, authorizedScope, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
-import { randomToken } from '../shared/secrets.js';
+import { newRegistrationToken, openRegistrationToken } from '../runners/registration_tokens.js';
 import { nowIso, today } from '../shared/time.js';
 import {
   accessFor,
@@ -107,6 +107,8 @@ export interface ProjectView {
   autoDevopsEnabled: boolean;
   /** Present when an admin asked `with_custom_attributes`. */
   customAttributes?: CustomAttributeView[];
+  /** The runner registration token, for those who manage the project's runners (full form). */
+  runnersToken: string | null;
 }
 
 export interface ViewOptions {
@@ -186,6 +188,7 @@ async function buildViews(
       repositoryStatistics: stats ? (stats.get(row.id) ?? null) : undefined,
       withLicense: !!opts.license,
       autoDevopsEnabled,
+      runnersToken: opts.full && canAdminProject(access.get(row.id)!) ? openRegistrationToken(c, row.runners_token) : null,
     };
   });
 }
@@ -419,7 +422,7 @@ export async function createProject(c: Container, actor: Actor, input: CreatePro
         visibility_level: level,
         default_branch: input.default_branch || settings.defaultBranchName,
         initialize_with_readme: input.initialize_with_readme ? 1 : 0,
-        runners_token: randomToken('GR1348941'),
+        ...newRegistrationToken(c).stored,
         last_activity_at: now,
         created_at: now,
         updated_at: now,

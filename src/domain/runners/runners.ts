@@ -3,7 +3,7 @@
 // Runner tokens are random secrets shown once; only their SHA-256 is stored.
 import type { Container } from '../context.js';
 import {
-  deleteManager, deleteRunner, findRunnerByTokenDigest, groupByRunnersToken, insertRunner, projectByRunnersToken, recordContact,
+  deleteManager, deleteRunner, findRunnerByTokenDigest, groupByRunnersTokenDigest, insertRunner, projectByRunnersTokenDigest, recordContact,
   assignRunnerProject, updateRunner, type RunnerRow,
 } from '../../db/repos/runners.js';
 import { forbidden, invalidParams, validation } from '../errors.js';
@@ -132,9 +132,9 @@ interface RegisterScope {
 async function scopeOfRegistrationToken(c: Container, token: unknown): Promise<RegisterScope> {
   if (typeof token !== 'string' || token === '') throw forbidden();
   if (c.config.runnerRegistrationToken && token === c.config.runnerRegistrationToken) return { type: 'instance_type', groupId: null, projectId: null };
-  const project = await projectByRunnersToken(c.db, token);
+  const project = await projectByRunnersTokenDigest(c.db, digest(token));
   if (project) return { type: 'project_type', groupId: null, projectId: project.id };
-  const group = await groupByRunnersToken(c.db, token);
+  const group = await groupByRunnersTokenDigest(c.db, digest(token));
   if (group) return { type: 'group_type', groupId: group.id, projectId: null };
   throw forbidden();
 }

@@ -13,7 +13,7 @@ import { groupIdsAtOrBelowMemberships } from '../../db/repos/members.js';
 import type { JobRow } from '../../db/repos/ci_jobs.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { badRequest, forbidden, notFound, refused } from '../errors.js';
-import { randomToken } from '../shared/secrets.js';
+import { newRegistrationToken } from './registration_tokens.js';
 import { nowIso, today } from '../shared/time.js';
 import { findProject } from '../projects/find.js';
 import { findGroup } from '../groups/find.js';
@@ -24,7 +24,6 @@ import { canManageAllRunners, canManageGroupRunners, canManageProjectRunners } f
 import { createRunnerRecord, resetRunnerToken, settingsPatch, type Registered, type RunnerSettingsInput } from './runners.js';
 
 const RUNNER_NOT_FOUND = () => notFound('Runner');
-const REGISTRATION_TOKEN_PREFIX = 'GR1348941';
 
 export interface RunnerListInput {
   type?: string;
@@ -170,16 +169,16 @@ export async function unassignProjectRunner(c: Container, actor: Actor, idOrPath
 export async function resetProjectRegistrationToken(c: Container, actor: Actor, idOrPath: number | string): Promise<string> {
   const found = await findProject(c, actor, idOrPath);
   if (!canManageProjectRunners(found.access)) throw forbidden();
-  const token = randomToken(REGISTRATION_TOKEN_PREFIX);
-  await setProjectRunnersToken(c.db, found.row.id, token);
+  const { token, stored } = newRegistrationToken(c);
+  await setProjectRunnersToken(c.db, found.row.id, stored);
   return token;
 }
 
 export async function resetGroupRegistrationToken(c: Container, actor: Actor, idOrPath: number | string): Promise<string> {
   const found = await findGroup(c, actor, idOrPath);
   if (!canManageGroupRunners(found.access)) throw forbidden();
-  const token = randomToken(REGISTRATION_TOKEN_PREFIX);
-  await setGroupRunnersToken(c.db, found.row.id, token);
+  const { token, stored } = newRegistrationToken(c);
+  await setGroupRunnersToken(c.db, found.row.id, stored);
   return token;
 }
 
