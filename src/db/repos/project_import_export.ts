@@ -151,6 +151,30 @@ export async function insertProtectedBranchRow(
   return true;
 }
 
+/** A protected tag with its create entries; false when the project has that name already. */
+export async function insertProtectedTagRow(
+  db: Db,
+  row: { project_id: number; name: string; now: string },
+  entries: { access_level: number | null; user_id: number | null }[],
+): Promise<boolean> {
+  const pt = await db
+    .insertInto('protected_tags')
+    .values({ project_id: row.project_id, name: row.name, created_at: row.now, updated_at: row.now })
+    .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!pt) return false;
+  if (entries.length) await db.insertInto('protected_tag_create_access_levels').values(entries.map((e) => ({ ...e, group_id: null, protected_tag_id: pt.id }))).execute();
+  return true;
+}
+
+/** Removes the protected tags of a project (an import run again starts from none). */
+export async function deleteProtectedTags(db: Db, projectId: number): Promise<void> {
+  const ids = db.selectFrom('protected_tags').select('id').where('project_id', '=', projectId);
+  await db.deleteFrom('protected_tag_create_access_levels').where('protected_tag_id', 'in', ids).execute();
+  await db.deleteFrom('protected_tags').where('project_id', '=', projectId).execute();
+}
+
 /** Removes the rules an import replaces (the default branch's protection made at creation). */
 export const deleteProtectedBranches = (db: Db, projectId: number) => db.deleteFrom('protected_branches').where('project_id', '=', projectId).execute();
 

@@ -11,6 +11,7 @@ import {
 } from '../../db/repos/project_import_export.js';
 import { inTransaction } from '../../db/transaction.js';
 import { accessEntriesOf, protectedBranchesOf } from '../../db/repos/protected_branches.js';
+import { createAccessOf, protectedTagsOf } from '../../db/repos/protected_tags.js';
 import { projectBadgesOf } from '../../db/repos/badges.js';
 import { listCustomAttributes } from '../../db/repos/custom_attributes.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
@@ -35,6 +36,7 @@ import { nowIso } from '../shared/time.js';
 import { ANVIL_REVISION, REFERENCE_API_LEVEL } from '../../version.js';
 import {
   badgeRecord, ciCdSettingsRecord, customAttributeRecord, memberRecord, pipelineRecord, projectAttributes, projectFeatureRecord, protectedBranchRecord,
+  protectedTagRecord,
 } from './relations.js';
 import { canExportProject, exportsMembers } from './policy.js';
 import { now as clockNow, nowDate } from '../../shared/clock.js';
@@ -257,6 +259,9 @@ async function stageExport(c: Container, p: ProjectRow, e: ProjectExportRow, sta
   const branches = await protectedBranchesOf(c.db, p.id);
   const entries = await accessEntriesOf(c.db, branches.map((b) => b.id));
   await relation('protected_branches', branches.map((b) => protectedBranchRecord(b, entries.filter((x) => x.protected_branch_id === b.id))));
+  const tags = await protectedTagsOf(c.db, p.id);
+  const tagEntries = await createAccessOf(c.db, tags.map((t) => t.id));
+  await relation('protected_tags', tags.map((t) => protectedTagRecord(t, tagEntries.filter((x) => x.protected_tag_id === t.id))));
   await relation('custom_attributes', (await listCustomAttributes(c.db, 'project', p.id)).map((a) => customAttributeRecord(a, p.id)));
   await relation('project_badges', (await projectBadgesOf(c.db, p.id)).map(badgeRecord));
   await relation('ci_pipelines', pipelineRecords(c, p.id));

@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Container } from '../context.js';
 import {
-  deleteProtectedBranches, findImport, importFailures, insertImport, insertImportFailure, insertImportedPipeline,
-  insertProjectCustomAttribute, insertProjectMember, patchImportedProject, insertProtectedBranchRow, lastPipelineIid, setImportState, updateImport,
+  deleteProtectedBranches, deleteProtectedTags, findImport, importFailures, insertImport, insertImportFailure, insertImportedPipeline,
+  insertProjectCustomAttribute, insertProjectMember, patchImportedProject, insertProtectedBranchRow, insertProtectedTagRow, lastPipelineIid, setImportState, updateImport,
   usersByEmailOrUsername, type Db, type ImportFailureRow, type ProjectImportRow,
 } from '../../db/repos/project_import_export.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -50,7 +50,7 @@ import { decryptSecret, encryptSecret } from '../shared/encryption.js';
 import { outboundPolicy } from '../hooks/delivery.js';
 import { mapsImportedMembers } from './policy.js';
 import {
-  badgeFrom, checkRecordValues, ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, RecordError,
+  badgeFrom, checkRecordValues, ciCdSettingsPatch, customAttributeFrom, memberFrom, overrideSettings, pipelineFrom, projectFeaturePatch, projectPatchFrom, protectedBranchFrom, protectedTagFrom, RecordError,
   type ExportedMember,
 } from './relations.js';
 
@@ -603,6 +603,21 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
         } catch (err) {
           if (!(err instanceof RecordError)) throw err;
           await fail(tx, 'protected_branches', line, err);
+        }
+      }
+    }
+    await deleteProtectedTags(tx, project.id);
+    if (exists('protected_tags')) {
+      for await (const { line, record, error } of records('protected_tags')) {
+        try {
+          if (error) throw error;
+          const pt = protectedTagFrom(record, mapKnownUser);
+          if (!(await insertProtectedTagRow(tx, { project_id: project.id, name: pt.name, now }, pt.entries))) {
+            throw new RecordError('ActiveRecord::RecordInvalid', 'Validation failed: Name has already been taken');
+          }
+        } catch (err) {
+          if (!(err instanceof RecordError)) throw err;
+          await fail(tx, 'protected_tags', line, err);
         }
       }
     }

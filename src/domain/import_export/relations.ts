@@ -5,6 +5,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { CiJobsTable, CiPipelinesTable } from '../../db/schema.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { AccessEntryRow, ProtectedBranchRow } from '../../db/repos/protected_branches.js';
+import type { CreateAccessRow, ProtectedTagRow } from '../../db/repos/protected_tags.js';
 import type { BadgeRow } from '../../db/repos/badges.js';
 import type { CustomAttributeRow } from '../../db/repos/custom_attributes.js';
 import type { PlannedJob } from '../../ci/config/types.js';
@@ -17,7 +18,7 @@ type PipelineRow = Selectable<CiPipelinesTable>;
 type JobRow = Selectable<CiJobsTable>;
 
 /** The relation files an import reads, in the order it reads them (members first: they map users). */
-export const IMPORTED_RELATIONS = ['project_members', 'project_feature', 'ci_cd_settings', 'protected_branches', 'custom_attributes', 'ci_pipelines'] as const;
+export const IMPORTED_RELATIONS = ['project_members', 'project_feature', 'ci_cd_settings', 'protected_branches', 'protected_tags', 'custom_attributes', 'ci_pipelines'] as const;
 export type ImportedRelation = (typeof IMPORTED_RELATIONS)[number];
 
 /** A record Anvil models but cannot save: becomes one failed relation. */
@@ -323,6 +324,41 @@ export function protectedBranchFrom(r: Rec, mapUser: (oldId: number) => number |
     if (!entries.some((e) => e.kind === kind)) entries.push({ kind, access_level: ACCESS.MAINTAINER, user_id: null });
   }
   return { name, allowForcePush: bit(r.allow_force_push) ?? 0, codeOwnerApprovalRequired: bit(r.code_owner_approval_required) ?? 0, entries };
+}
+
+// ---- protected_tags ----
+
+export const protectedTagRecord = (pt: ProtectedTagRow, entries: CreateAccessRow[]): Rec => ({
+  id: pt.id, project_id: pt.project_id, name: pt.name, created_at: pt.created_at, updated_at: pt.updated_at,
+  create_access_levels: entries
+    .filter((e) => e.group_id === null)
+    .map((e) => ({ id: e.id, protected_tag_id: pt.id, access_level: e.access_level, user_id: e.user_id, group_id: null, created_at: pt.created_at, updated_at: pt.updated_at })),
+});
+
+export interface ImportedProtectedTag {
+  name: string;
+  entries: { access_level: number | null; user_id: number | null }[];
+}
+
+/** `mapUser` as for protected branches: a user's entry stays only when that user is here. */
+export function protectedTagFrom(r: Rec, mapUser: (oldId: number) => number | null): ImportedProtectedTag {
+  const name = str(r.name)?.trim();
+  if (!name) throw invalid("Name can't be blank");
+  const entries: ImportedProtectedTag['entries'] = [];
+  for (const e of list(r.create_access_levels)) {
+    const userId = int(e.user_id);
+    if (userId !== undefined && userId !== null && e.access_level === null) {
+      const mapped = mapUser(userId);
+      if (mapped !== null) entries.push({ access_level: null, user_id: mapped });
+      continue;
+    }
+    const level = int(e.access_level);
+    if (level === undefined || !ENTRY_LEVELS.includes(level)) throw invalid('Access level is not included in the list');
+    entries.push({ access_level: level, user_id: null });
+  }
+  // A rule without entries gets the reference's default (maintainers may create).
+  if (entries.length === 0) entries.push({ access_level: ACCESS.MAINTAINER, user_id: null });
+  return { name, entries };
 }
 
 // ---- custom_attributes ----
