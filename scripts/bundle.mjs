@@ -4,6 +4,7 @@
 import { build } from 'esbuild';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { buildWebAssets } from './web-assets.mjs';
@@ -23,7 +24,30 @@ fs.rmSync(path.join(root, 'dist/anvil.mjs.map'), { force: true });
 for (const f of fs.existsSync(path.join(root, 'dist')) ? fs.readdirSync(path.join(root, 'dist')) : []) {
   if (f.startsWith('server.cjs.') && f.endsWith('.cache')) fs.rmSync(path.join(root, 'dist', f));
 }
+// The migrated empty database of the last build (src/db/schema_template.ts): the warm-up writes this build's.
+fs.rmSync(path.join(root, 'dist/schema.sqlite3'), { force: true });
 const forNode = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' };
+// Parts that only some servers load (blobs in S3, PostgreSQL), each a bundle of its own in
+// dist/lazy/: the server's bundle is read and handed to V8 at every start, and these were a
+// quarter of it. The server requires them from there when first used.
+const LAZY = [
+  { name: 's3', entry: path.join(root, 'src/storage/s3.ts'), imports: /(^|\/)storage\/s3\.js$/ },
+  { name: 'pg', entry: createRequire(import.meta.url).resolve('pg'), imports: /^pg$/ },
+];
+const lazyParts = {
+  name: 'lazy-parts',
+  setup(b) {
+    // The import becomes a small module of the bundle that requires the part's file: the bundle
+    // runs as CommonJS through vm.Script (src/launch.ts), where import() has no loader.
+    for (const part of LAZY) b.onResolve({ filter: part.imports }, () => ({ path: part.name, namespace: 'lazy-part' }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-part' }, (a) => ({ contents: `module.exports = require('./lazy/${a.path}.cjs');`, loader: 'js' }));
+    b.onResolve({ filter: /^\.\/lazy\// }, (a) => ({ path: a.path, external: true }));
+  },
+};
+fs.rmSync(path.join(root, 'dist/lazy'), { recursive: true, force: true });
+for (const part of LAZY) {
+  await build({ ...forNode, entryPoints: [part.entry], outfile: path.join(root, `dist/lazy/${part.name}.cjs`), format: 'cjs', external: ['pg-native'], minifyWhitespace: true, charset: 'ascii', legalComments: 'none' });
+}
 // The server: one CommonJS file, so that src/launch.ts can hand V8 its code cache (Node 20 caches
 // no ES module). `await import()` inside stays lazy: that module runs only when first used.
 await build({
@@ -33,6 +57,7 @@ await build({
   format: 'cjs',
   sourcemap: true,
   external: ['better-sqlite3', 'pg-native'],
+  plugins: [lazyParts],
   // Without comments and indentation (names stay): V8 keeps the whole source in memory, as
   // two bytes a character if a single one is not ASCII (dependencies' doc comments were).
   minifyWhitespace: true,

@@ -10,6 +10,7 @@ import { RecentReads } from './domain/shared/recent_reads.js';
 import { PROJECT_CONTEXT_TABLES, type ProjectWithContext } from './db/repos/project_context.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { sealPlainRegistrationTokens } from './domain/runners/registration_tokens.js';
+import { fromSchemaTemplate, keepSchemaTemplate } from './db/schema_template.js';
 import { registerBackgroundJobs, scheduleRecurringJobs } from './domain/background.js';
 import { closeRepositoryReaders } from './domain/repository/service.js';
 import type { Container } from './domain/context.js';
@@ -45,9 +46,11 @@ export async function createContainer(config: Config, opts: { log?: Logger } = {
   const authCache = new RecentReads<PatWithUser>();
   const projectReads = new RecentReads<ProjectWithContext>();
   // The tables each kind of kept read comes from: a change made here forgets them at once.
+  const template = config.databaseUrl ? null : fromSchemaTemplate(config.dataDir);
   const watched = watchWrites(await openDatabase(config), ['personal_access_tokens', 'users'], () => authCache.forgetAll());
   const db = watchWrites(watched, PROJECT_CONTEXT_TABLES, () => projectReads.forgetAll(), { inserts: true });
   await migrateToLatest(db);
+  await keepSchemaTemplate(db, template);
   const log = opts.log ?? createLogger(config);
   const c: Container = {
     config,

@@ -89,9 +89,6 @@ async function serve(flags: ServeFlags): Promise<void> {
       },
     };
   };
-  let workers: Workers | null = null;
-  if (testMode) testMode.runWorkers(startWorkers);
-  else workers = startWorkers();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
 
   if (dataDir) {
@@ -107,6 +104,11 @@ async function serve(flags: ServeFlags): Promise<void> {
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   }
+  // Ready once it listens: the background work starts after the ready line (the runner's sandbox
+  // check spawns a process), and takes the jobs queued meanwhile at its first tick.
+  let workers: Workers | null = null;
+  if (testMode) testMode.runWorkers(startWorkers);
+  else workers = startWorkers();
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -9,6 +9,7 @@ import {
 } from 'kysely';
 import type { ArrayResult, ArrayStatement } from './pg_statement.js';
 import type { DB } from './schema.js';
+import { SQLITE_FILE } from './schema_template.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -139,7 +140,7 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
     return db;
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
-  const file = path.join(opts.dataDir, 'anvil.sqlite3');
+  const file = path.join(opts.dataDir, SQLITE_FILE);
   const db = new SQLite(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

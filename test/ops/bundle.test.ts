@@ -6,6 +6,7 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DIALECTS, ROOT_TOKEN, freshPostgresUrl } from '../helpers/build.js';
 import { ROOT, distIsFresh, startServer } from '../../bench/server.js';
@@ -30,6 +31,36 @@ describe('the built server', () => {
     assert.ok(fs.existsSync(cacheOfBundle()), 'no code cache for dist/server.cjs');
     const caches = fs.readdirSync(DIST).filter((f) => f.endsWith('.cache'));
     assert.deepEqual(caches, [path.basename(cacheOfBundle())]);
+  });
+
+  it('keeps the parts few servers load (S3, PostgreSQL) in files of their own, loaded from the bundle', () => {
+    const size = fs.statSync(BUNDLE).size;
+    for (const part of ['s3', 'pg']) {
+      const file = path.join(DIST, 'lazy', `${part}.cjs`);
+      assert.ok(fs.existsSync(file), file);
+      assert.ok(fs.readFileSync(BUNDLE, 'latin1').includes(`require("./lazy/${part}.cjs")`));
+    }
+    const s3 = spawnSync(process.execPath, ['-e', `console.log(typeof require(${JSON.stringify(path.join(DIST, 'lazy/s3.cjs'))}).S3BlobStorage)`], { encoding: 'utf8' });
+    assert.equal(s3.stdout.trim(), 'function', s3.stderr);
+    assert.ok(size < 3_600_000, `the bundle is ${size} bytes`);
+  });
+
+  it('makes a new SQLite database from the migrated empty one the build left', async () => {
+    const template = path.join(DIST, 'schema.sqlite3');
+    assert.ok(fs.existsSync(template), 'no dist/schema.sqlite3');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-bundle-'));
+    const s = await startServer({ entry: 'dist', env: { ANVIL_ROOT_TOKEN: ROOT_TOKEN, ANVIL_DATA_DIR: dataDir } });
+    try {
+      const me = await fetch(`${s.url}/api/v4/user`, { headers: { 'private-token': ROOT_TOKEN } });
+      assert.equal(me.status, 200);
+      assert.equal(((await me.json()) as { username: string }).username, 'root');
+      // The template itself is still the empty schema: no user was written into it.
+      const users = spawnSync(process.execPath, ['-e', `const D=require('better-sqlite3');console.log(new D(${JSON.stringify(template)},{readonly:true}).prepare('select count(*) n from users').get().n)`], { cwd: ROOT, encoding: 'utf8' });
+      assert.equal(users.stdout.trim(), '0', users.stderr);
+    } finally {
+      await s.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('prints its revision, run as itself', () => {
