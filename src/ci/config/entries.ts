@@ -7,7 +7,7 @@ const ONE_WEEK = 7 * 86400; // start_in's limit
 const ONE_MONTH = 30 * 86400; // timeout's limit
 import { isValidExpression } from './expression.js';
 import { compileRegexp, looksLikeRegexp, parseSlashedRegexp } from './regex.js';
-import type { ArtifactsSpec, EnvironmentSpec, JobWhen, NeedSpec, PlannedJob, TriggerSpec } from './types.js';
+import type { ArtifactsSpec, CacheSpec, ContainerImageSpec, EnvironmentSpec, JobWhen, NeedSpec, PlannedJob, TriggerSpec } from './types.js';
 import { isMap, type YamlMap, type YamlValue } from './yaml.js';
 
 export interface RuleSpec {
@@ -205,6 +205,62 @@ function checkServices(v: YamlValue | undefined, location: string, errors: Error
     return;
   }
   for (const s of v) if (!isStr(s) && !isMap(s)) errors.add(`${location}:service`, 'config should be a hash or a string');
+}
+
+const strList = (v: YamlValue | undefined): string[] | null => (isStr(v) ? [v] : isStrArray(v) ? v : null);
+
+/** An image or service entry, already checked, in its long form; null when it has no name. */
+function containerImage(v: YamlValue | undefined): ContainerImageSpec | null {
+  if (isStr(v)) return { name: v, alias: null, entrypoint: null, command: null, pullPolicy: null, ports: [], variables: {}, executorOpts: {} };
+  if (!isMap(v) || !isStr(v.name)) return null;
+  const ports = Array.isArray(v.ports)
+    ? v.ports.flatMap((p) => {
+        if (typeof p === 'number') return [{ number: p, protocol: null, name: null }];
+        if (isMap(p) && typeof p.number === 'number') return [{ number: p.number, protocol: isStr(p.protocol) ? p.protocol : null, name: isStr(p.name) ? p.name : null }];
+        return [];
+      })
+    : [];
+  const variables: Record<string, string> = {};
+  if (isMap(v.variables)) for (const [k, val] of Object.entries(v.variables)) if (val !== null && typeof val !== 'object') variables[k] = String(val);
+  const executorOpts: Record<string, unknown> = {};
+  for (const key of ['docker', 'kubernetes']) if (isMap(v[key])) executorOpts[key] = v[key];
+  return {
+    name: v.name,
+    alias: isStr(v.alias) ? v.alias : null,
+    entrypoint: strList(v.entrypoint),
+    command: strList(v.command),
+    pullPolicy: strList(v.pull_policy),
+    ports,
+    variables,
+    executorOpts,
+  };
+}
+
+/** An image given only by its name (stored as `image`, nothing more). */
+const sameAsName = (s: ContainerImageSpec): boolean =>
+  !s.alias && !s.entrypoint && !s.command && !s.pullPolicy && !s.ports.length && !Object.keys(s.variables).length && !Object.keys(s.executorOpts).length;
+
+/** `services:`, already checked. */
+const servicesOf = (v: YamlValue | undefined): ContainerImageSpec[] =>
+  Array.isArray(v) ? v.map(containerImage).filter((s): s is ContainerImageSpec => s !== null) : [];
+
+/** `cache:`, already checked, with the reference's defaults (key `default`, policy `pull-push`, when `on_success`). */
+function cacheOf(v: YamlValue | undefined): CacheSpec[] {
+  if (v === undefined || v === null) return [];
+  return (Array.isArray(v) ? v : [v]).filter(isMap).map((c) => {
+    let key: CacheSpec['key'] = 'default';
+    if (isStr(c.key) || typeof c.key === 'number') key = String(c.key);
+    else if (isMap(c.key)) key = { files: strList(c.key.files) ?? [], prefix: isStr(c.key.prefix) ? c.key.prefix : null };
+    return {
+      key,
+      untracked: c.untracked === true,
+      policy: isStr(c.policy) ? c.policy : 'pull-push',
+      paths: strList(c.paths) ?? [],
+      when: isStr(c.when) ? c.when : 'on_success',
+      fallbackKeys: strList(c.fallback_keys) ?? [],
+      unprotect: c.unprotect === true,
+    };
+  });
 }
 
 function checkCache(v: YamlValue | undefined, location: string, errors: Errors): void {
@@ -745,6 +801,9 @@ interface Defaults {
   beforeScript: string[] | null;
   afterScript: string[] | null;
   image: string | null;
+  imageSpec: ContainerImageSpec | null;
+  services: ContainerImageSpec[];
+  cache: CacheSpec[];
   interruptible: boolean | null;
   timeout: number | null;
   retry: { max: number; when: string[] } | null;
@@ -768,6 +827,9 @@ function readDefaults(root: YamlMap, errors: Errors): Defaults {
     beforeScript: has(source, 'before_script') ? commands(source.before_script, `${loc('before_script')}`, errors) : null,
     afterScript: has(source, 'after_script') ? commands(source.after_script, `${loc('after_script')}`, errors) : null,
     image: imageOf(source.image, loc('image'), errors),
+    imageSpec: containerImage(source.image),
+    services: servicesOf(source.services),
+    cache: cacheOf(source.cache),
     interruptible: booleanOf(source.interruptible, 'default:interruptible', errors),
     timeout: timeoutOf(source.timeout, 'default:timeout', errors),
     retry: retryOf(source.retry, errors),
@@ -855,6 +917,9 @@ function readJob(name: string, config: YamlValue, defaults: Defaults, errors: Er
   let script: string[] = [];
   let afterScript: string[] = [];
   let image: string | null = null;
+  let imageSpec: ContainerImageSpec | null = null;
+  let services: ContainerImageSpec[] = [];
+  let cache: CacheSpec[] = [];
   let interruptible = false;
   let timeout: number | null = null;
   let retry: { max: number; when: string[] } | null = null;
@@ -881,7 +946,10 @@ function readJob(name: string, config: YamlValue, defaults: Defaults, errors: Er
     else if (inherits('after_script')) afterScript = defaults.afterScript ?? [];
     checkCache(c.cache, `${at}:cache`, errors);
     image = has(c, 'image') ? imageOf(c.image, `${at}:image`, errors) : inherits('image') ? defaults.image : null;
+    imageSpec = has(c, 'image') ? containerImage(c.image) : inherits('image') ? defaults.imageSpec : null;
     checkServices(c.services, `${at}:services`, errors);
+    services = has(c, 'services') ? servicesOf(c.services) : inherits('services') ? defaults.services : [];
+    cache = has(c, 'cache') ? cacheOf(c.cache) : inherits('cache') ? defaults.cache : [];
     interruptible = has(c, 'interruptible')
       ? (booleanOf(c.interruptible, `${at}:interruptible`, errors) ?? false)
       : inherits('interruptible') ? (defaults.interruptible ?? false) : false;
@@ -926,6 +994,9 @@ function readJob(name: string, config: YamlValue, defaults: Defaults, errors: Er
     script,
     afterScript,
     image,
+    ...(imageSpec && !sameAsName(imageSpec) ? { imageSpec } : {}),
+    ...(services.length ? { services } : {}),
+    ...(cache.length ? { cache } : {}),
     variables,
     inheritVariables: inherit.variables,
     needs,

@@ -258,6 +258,9 @@ export async function planPipeline(text: string, ctx: PlanContext, opts: PlanOpt
       trigger: job.trigger,
     };
     if (job.inheritVariables !== true) pj.inheritVariables = job.inheritVariables;
+    if (job.imageSpec) pj.imageSpec = job.imageSpec;
+    if (job.services) pj.services = job.services;
+    if (job.cache) pj.cache = job.cache;
     planned.push(pj);
     needsOf.set(pj, expandNeeds(job.needs, instancesOf));
     if (job.dependencies) pj.dependencies = job.dependencies.flatMap((d) => expandNames(d, instancesOf));

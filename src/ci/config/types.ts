@@ -18,6 +18,31 @@ export interface ArtifactsSpec {
   reports: Record<string, string[]>;
 }
 
+/** An `image:` or a `services:` entry in its long form (a string is `{name}`), as runners receive it. */
+export interface ContainerImageSpec {
+  name: string;
+  alias: string | null;
+  entrypoint: string[] | null;
+  command: string[] | null;
+  pullPolicy: string[] | null;
+  ports: Array<{ number: number; protocol: string | null; name: string | null }>;
+  variables: Record<string, string>;
+  /** `docker:` / `kubernetes:` options (the runner's executor_opts). */
+  executorOpts: Record<string, unknown>;
+}
+
+/** One `cache:` entry with the reference's defaults filled in. */
+export interface CacheSpec {
+  /** A key as written, or `key:files` (+ `prefix`). */
+  key: string | { files: string[]; prefix: string | null };
+  untracked: boolean;
+  policy: string;
+  paths: string[];
+  when: string;
+  fallbackKeys: string[];
+  unprotect: boolean;
+}
+
 export interface NeedSpec {
   job: string;
   artifacts: boolean;
@@ -61,6 +86,12 @@ export interface PlannedJob {
   afterScript: string[];
   /** Recorded only (the built-in runner runs on the host). */
   image: string | null;
+  /** `image:` in full, for registered runners (optional; absent = `{name: image}`). */
+  imageSpec?: ContainerImageSpec | null;
+  /** `services:` (optional; absent = none). For registered runners (docker, kubernetes). */
+  services?: ContainerImageSpec[];
+  /** `cache:` (optional; absent = none). For registered runners. */
+  cache?: CacheSpec[];
   /** Job-level variables (global ones are in Plan.variables), including matrix/parallel values. */
   variables: Record<string, string>;
   /** null: wait for all earlier stages; [] (`needs: []`): start at once. */

@@ -1,7 +1,10 @@
 // The job as `POST /jobs/request` hands it to a runner: every field gitlab-runner decodes
 // (common/spec: Job), as the reference's Entities::Ci::JobRequest::Response builds them.
 import type { Container } from '../context.js';
-import type { ArtifactsSpec, PlannedJob } from '../../ci/config/types.js';
+import { createHash } from 'node:crypto';
+import type { ArtifactsSpec, CacheSpec, ContainerImageSpec, PlannedJob } from '../../ci/config/types.js';
+import { lastCommitFor } from '../../git/log.js';
+import { repositoryDir } from '../repository/service.js';
 import { findJobArtifact } from '../../db/repos/ci_artifacts.js';
 import type { JobRow } from '../../db/repos/ci_jobs.js';
 import type { PipelineRow } from '../../db/repos/ci_pipelines.js';
@@ -56,6 +59,52 @@ function artifactsOf(spec: ArtifactsSpec | null): unknown[] {
   return out;
 }
 
+/** An image or service as the runner decodes it (spec.Image). */
+function imageEntry(i: ContainerImageSpec, service: boolean): Record<string, unknown> {
+  return {
+    name: i.name,
+    ...(service ? { alias: i.alias, command: i.command } : {}),
+    entrypoint: i.entrypoint,
+    ports: i.ports.map((p) => ({ number: p.number, ...(p.protocol ? { protocol: p.protocol } : {}), ...(p.name ? { name: p.name } : {}) })),
+    ...(service ? { variables: Object.entries(i.variables).map(([key, value]) => ({ key, value, public: true, file: false, masked: false, raw: false })) } : {}),
+    executor_opts: i.executorOpts,
+    pull_policy: i.pullPolicy,
+  };
+}
+
+/** `key:files`: a digest of the last commits that changed those files, after the prefix; `default` when none exist. */
+async function cacheKey(c: Container, project: ProjectRow, sha: string, key: CacheSpec['key']): Promise<string> {
+  if (typeof key === 'string') return key;
+  const dir = repositoryDir(c, project.id);
+  const ids = new Set<string>();
+  for (const f of key.files.slice(0, 2)) {
+    const id = await lastCommitFor(dir, sha, f.replace(/^\.?\//, '')).catch(() => null);
+    if (id) ids.add(id);
+  }
+  const value = ids.size ? createHash('sha1').update([...ids].sort().join('-')).digest('hex') : 'default';
+  return key.prefix ? `${key.prefix}-${value}` : value;
+}
+
+/**
+ * The job's caches as the reference hands them out: each key (and fallback key) ends in
+ * `-protected` for a protected ref (unless `unprotect`), else `-non_protected`.
+ */
+async function cachesOf(c: Container, project: ProjectRow, sha: string, specs: CacheSpec[], protectedRef: boolean): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const s of specs) {
+    const suffix = protectedRef && !s.unprotect ? 'protected' : 'non_protected';
+    out.push({
+      key: `${await cacheKey(c, project, sha, s.key)}-${suffix}`,
+      untracked: s.untracked,
+      policy: s.policy,
+      paths: s.paths,
+      when: s.when,
+      fallback_keys: s.fallbackKeys.map((k) => `${k}-${suffix}`),
+    });
+  }
+  return out;
+}
+
 const variableEntry = (v: Pick<JobVariable, 'key' | 'value' | 'public' | 'file' | 'masked' | 'raw'>) => ({
   key: v.key, value: v.value, public: v.public, file: v.file, masked: v.masked, raw: v.raw,
 });
@@ -89,6 +138,8 @@ export async function jobPayload(c: Container, { job, token, project, pipeline, 
     if (archive) dependencies.push({ id: dep.id, name: dep.name, token, artifacts_file: { filename: archive.filename, size: Number(archive.size) } });
   }
   const queued = job.queued_duration ?? 0;
+  const protectedRef = variables.some((v) => v.key === 'CI_COMMIT_REF_PROTECTED' && v.value === 'true');
+  const image = plan.imageSpec ?? (plan.image ? { name: plan.image, alias: null, entrypoint: null, command: null, pullPolicy: null, ports: [], variables: {}, executorOpts: {} } : null);
   return {
     id: job.id,
     token,
@@ -118,7 +169,7 @@ export async function jobPayload(c: Container, { job, token, project, pipeline, 
       ref_type: refType,
       refspecs,
       depth: project.ci_default_git_depth ?? 0,
-      protected: variables.some((v) => v.key === 'CI_COMMIT_REF_PROTECTED' && v.value === 'true'),
+      protected: protectedRef,
     },
     runner_info: { timeout, runner_session_url: null },
     variables,
@@ -126,10 +177,11 @@ export async function jobPayload(c: Container, { job, token, project, pipeline, 
       { name: 'script', script: [...(plan.beforeScript ?? []), ...(plan.script ?? [])], timeout, when: 'on_success', allow_failure: false },
       ...(plan.afterScript?.length ? [{ name: 'after_script', script: plan.afterScript, timeout, when: 'always', allow_failure: true }] : []),
     ],
-    image: plan.image ? { name: plan.image, entrypoint: null, ports: [], executor_opts: {}, pull_policy: null } : null,
-    services: [],
+    image: image ? imageEntry(image, false) : null,
+    services: (plan.services ?? []).map((s) => imageEntry(s, true)),
     artifacts: artifactsOf(plan.artifacts),
-    cache: [],
+    cache: await cachesOf(c, project, pipeline.sha, plan.cache ?? [], protectedRef),
+    // Registry credentials go with a container registry, which Anvil does not have.
     credentials: [],
     dependencies,
     features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
