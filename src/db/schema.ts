@@ -762,6 +762,10 @@ export interface ProjectImportsTable {
   replaces_project_id: number | null;
   original_path: string | null;
   original_name: string | null;
+  /** The run that holds the import now (each run of the job claims it) */
+  run_token: string | null;
+  /** Set in the transaction that marks the import finished or failed: no run claims it after that */
+  ended_at: string | null;
   created_at: string;
   updated_at: string;
 }

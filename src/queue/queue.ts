@@ -72,7 +72,7 @@ export class Queue {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly opts: Required<QueueOptions>;
   private readonly sleepers = new Sleepers();
-  private readonly inflight = new Set<{ abort: AbortController; renew: NodeJS.Timeout }>();
+  private readonly inflight = new Set<{ abort: AbortController; renew: NodeJS.Timeout; renewNow: () => Promise<void> }>();
   private loops: Promise<void>[] = [];
   private maintenance: NodeJS.Timeout | null = null;
   private unwatchClock: (() => void) | null = null;
@@ -180,6 +180,10 @@ export class Queue {
   /** Requeues jobs of crashed workers and prunes old finished jobs. */
   async maintain(now = clockNow()): Promise<void> {
     try {
+      // This process's own running jobs are alive: their leases are renewed first, so that after
+      // a stall of the event loop (a long synchronous step) the renewal that was due and this
+      // check never race, and a job still running here is never handed to another worker.
+      await Promise.all([...this.inflight].map((j) => j.renewNow()));
       // Leases are between live processes: they run on the system clock.
       const requeued = await requeueExpiredLeases(this.db, iso(Date.now()));
       if (requeued) this.log.warn({ requeued }, 'requeued jobs whose worker lost its lease');
@@ -246,23 +250,25 @@ export class Queue {
     }
 
     const abort = new AbortController();
-    let renewing = false;
-    const renew = setInterval(async () => {
-      if (renewing) return;
-      renewing = true;
-      try {
-        if (!(await renewLease(this.db, lease, iso(Date.now() + this.opts.leaseMs), iso(clockNow())))) {
-          log.warn('lost the lease of a running job; another worker may run it again');
-          clearInterval(renew);
-          abort.abort(new Error('lease lost'));
+    let renewal: Promise<void> | null = null;
+    // One renewal at a time; a second caller (the timer, maintain) waits for the one under way.
+    const renewNow = (): Promise<void> =>
+      (renewal ??= (async () => {
+        if (abort.signal.aborted) return;
+        try {
+          if (!(await renewLease(this.db, lease, iso(Date.now() + this.opts.leaseMs), iso(clockNow())))) {
+            log.warn('lost the lease of a running job; another worker may run it again');
+            clearInterval(renew);
+            abort.abort(new Error('lease lost'));
+          }
+        } catch (err) {
+          log.warn({ err }, 'renewing a lease failed; trying again');
         }
-      } catch (err) {
-        log.warn({ err }, 'renewing a lease failed; trying again');
-      } finally {
-        renewing = false;
-      }
-    }, Math.max(Math.floor(this.opts.leaseMs / 3), 10));
-    const entry = { abort, renew };
+      })().finally(() => {
+        renewal = null;
+      }));
+    const renew = setInterval(() => void renewNow(), Math.max(Math.floor(this.opts.leaseMs / 3), 10));
+    const entry = { abort, renew, renewNow };
     this.inflight.add(entry);
 
     let failure: unknown = null;

@@ -264,6 +264,34 @@ for (const dialect of DIALECTS) {
       assert.equal(row.locked_by, 'other:1:1');
     });
 
+    it('a handler that holds the event loop past its lease keeps its job: it runs once, never beside a second run', async () => {
+      const q = queue({ leaseMs: 300, workers: 2 });
+      let runs = 0;
+      let running = 0;
+      let overlapped = false;
+      q.register('test.hog', async () => {
+        runs += 1;
+        running += 1;
+        if (running > 1) overlapped = true;
+        try {
+          // a long synchronous step (parsing a huge record): no timer of this process fires meanwhile
+          const until = Date.now() + 1200;
+          while (Date.now() < until) { /* busy */ }
+          // then the handler goes on working asynchronously while the overdue timers fire
+          await sleep(700);
+        } finally {
+          running -= 1;
+        }
+      });
+      q.start();
+      const id = await q.enqueue('test.hog', {});
+      await waitFor('job done', async () => (await job(id)).state === 'done', 10_000);
+      await sleep(500);
+      assert.equal(overlapped, false);
+      assert.equal(runs, 1);
+      assert.equal((await job(id)).attempts, 1);
+    });
+
     it('stop() waits for a running handler to finish', async () => {
       const q = queue();
       let finished = false;

@@ -31,6 +31,7 @@ import * as m085 from './085_runners.js';
 import * as m081 from './081_pipeline_schedules.js';
 import * as m095 from './095_topics.js';
 import * as m110 from './110_runners_token_digest.js';
+import * as m100 from './100_import_runs.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -64,6 +65,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '081_pipeline_schedules': m081,
   '095_topics': m095,
   '110_runners_token_digest': m110,
+  '100_import_runs': m100,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

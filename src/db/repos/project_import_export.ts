@@ -91,6 +91,36 @@ export const insertImport = (db: Db, row: Insertable<ProjectImportsTable>) => db
 export const updateImport = (db: Db, projectId: number, patch: Updateable<ProjectImportsTable>) =>
   db.updateTable('project_imports').set(patch).where('project_id', '=', projectId).execute();
 
+/**
+ * A run of the import job takes the import over (from a run cut short, or one still going whose
+ * lease ran out); false once the import has ended. The run that ends the import must still hold it.
+ */
+export async function claimImportRun(db: Db, projectId: number, token: string, now: string): Promise<boolean> {
+  const r = await db.updateTable('project_imports').set({ run_token: token, updated_at: now }).where('project_id', '=', projectId).where('ended_at', 'is', null).executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/** True while this run holds the import (a plain read: the ending transaction checks again with endImportRun). */
+export async function holdsImportRun(db: Db, projectId: number, token: string): Promise<boolean> {
+  const row = await db.selectFrom('project_imports').select('id').where('project_id', '=', projectId).where('run_token', '=', token).where('ended_at', 'is', null).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * First write of the transaction that ends the import: true when this run still holds it, and
+ * from then on (on PostgreSQL the row stays locked until the commit) no other run claims it.
+ */
+export async function endImportRun(db: Db, projectId: number, token: string, now: string): Promise<boolean> {
+  const r = await db
+    .updateTable('project_imports')
+    .set({ ended_at: now, run_token: null, updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('run_token', '=', token)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
 export const setImportState = (db: Db, projectId: number, patch: { import_status: string; import_error?: string | null; updated_at: string }) =>
   db.updateTable('projects').set(patch).where('id', '=', projectId).execute();
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Container } from '../context.js';
 import {
-  deleteProtectedBranches, deleteProtectedTags, findImport, importFailures, insertImport, insertImportFailure, insertImportedPipeline,
+  claimImportRun, deleteProtectedBranches, deleteProtectedTags, endImportRun, findImport, holdsImportRun, importFailures, insertImport, insertImportFailure, insertImportedPipeline,
   insertProjectCustomAttribute, insertProjectMember, patchImportedProject, insertProtectedBranchRow, insertProtectedTagRow, lastPipelineIid, setImportState, updateImport,
   usersByEmailOrUsername, type Db, type ImportFailureRow, type ProjectImportRow,
 } from '../../db/repos/project_import_export.js';
@@ -61,6 +61,9 @@ const SOURCE = 'gitlab_project';
 const MAX_FAILED_RELATIONS = 100;
 /** Records one relation file may hold; more fails the import (nothing is read whole, but a transaction has its limits). */
 const MAX_RELATION_ROWS = 100_000;
+/** Records read between two turns of the event loop. */
+const RECORDS_PER_YIELD = 50;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 // ---- requests ----
 
@@ -267,36 +270,55 @@ export async function getImportStatus(c: Container, actor: Actor, idOrPath: numb
 
 // ---- the job ----
 
+/** The import's working folder; each run works in a folder of its own inside it. */
 const workDir = (c: Container, projectId: number) => path.join(c.config.dataDir, 'tmp', `import-${projectId}`);
 
 /** A failure that ends the import with this message in import_error. */
 class ImportError extends Error {}
 
+/** Another run of the job holds the import now (this one's lease ran out): it stops and leaves everything to that one. */
+class Superseded extends Error {}
+
+/** What the job tells the import: its attempt, and the signal that this worker lost the job's lease. */
+export interface ImportJobInfo {
+  attempts: number;
+  maxAttempts: number;
+  signal?: AbortSignal;
+}
+
 /**
- * Imports the archive. Idempotent: a run cut short starts over (the database part is one
- * transaction that also marks the import finished, so it lands at most once); a finished or
- * failed import has nothing left to do but the overwrite swap.
+ * Imports the archive. Idempotent: each run claims the import with a token of its own, and only
+ * the run that still holds it may end it (the database part is one transaction that also marks
+ * the import finished, so it lands at most once). A run cut short is started over by the next; a
+ * run whose lease ran out while it worked, and that another run took over, stops without a
+ * trace; a run after the import ended only finishes what is left (the overwrite swap, the
+ * archive's removal).
  */
-export async function runImport(c: Container, payload: { projectId: number }, job: { attempts: number; maxAttempts: number } = { attempts: 1, maxAttempts: 1 }): Promise<void> {
+export async function runImport(c: Container, payload: { projectId: number }, job: ImportJobInfo = { attempts: 1, maxAttempts: 1 }): Promise<void> {
   const project = await findProjectById(c.db, payload.projectId);
   const imp = project ? await findImport(c.db, project.id) : undefined;
   if (!project || !imp) return;
-  if (project.import_status === 'finished') return finishImport(c, project.id);
-  if (project.import_status === 'failed') return dropArchive(c, project.id);
+  const token = crypto.randomBytes(12).toString('hex');
+  const ended = imp.ended_at !== null || project.import_status === 'finished' || project.import_status === 'failed';
+  if (ended || !(await claimImportRun(c.db, project.id, token, nowIso()))) return afterEnd(c, project.id);
   // Still `started`: every earlier run was cut short (a run that fails records it). On the last
   // attempt the import is not tried again: it may be what stopped the server.
   if (project.import_status === 'started' && job.attempts >= job.maxAttempts) {
     c.log.error({ projectId: project.id, attempts: job.attempts }, 'an import was cut short on each attempt; it has failed for good');
-    return failImport(c, project, `The import stopped before it finished ${job.attempts - 1} times (the server ran out of memory or restarted); it is not tried again`);
+    return failImport(c, project, token, `The import stopped before it finished ${job.attempts - 1} times (the server ran out of memory or restarted); it is not tried again`);
   }
   await setImportState(c.db, project.id, { import_status: 'started', updated_at: nowIso() });
 
   const repo = repositoryDir(c, project.id);
+  const dir = path.join(workDir(c, project.id), token);
+  const stillMine = () => {
+    job.signal?.throwIfAborted();
+  };
   try {
-    const dir = workDir(c, project.id);
-    await fs.promises.rm(dir, { recursive: true, force: true });
+    await clearOtherRuns(c, project.id, token);
     await fs.promises.mkdir(path.dirname(dir), { recursive: true });
     if (imp.source_url_encrypted) await downloadArchive(c, imp);
+    stillMine();
     const open = async () => {
       const body = imp.archive_key ? await c.storage.get(imp.archive_key) : null;
       if (!body) throw new ImportError('The import file is missing');
@@ -311,38 +333,78 @@ export async function runImport(c: Container, payload: { projectId: number }, jo
     const { visibility_level: overrideVisibility, ...override } = settingsPatch(overrideInput) as Partial<ProjectRow>;
 
     // The repository and the files first: the database rows land last, in one transaction.
+    stillMine();
+    if (!(await holdsImportRun(c.db, project.id, token))) throw new Superseded();
     removeRepository(repo);
     const branchOf = (v: unknown) => (typeof v === 'string' && isValidBranchName(v) ? v : undefined);
     const defaultBranch = branchOf(override.default_branch) ?? branchOf(attributes.default_branch) ?? project.default_branch ?? 'main';
     await initBare(repo, defaultBranch);
     let fetched: FetchedRepository = { head: null, dropped: [] };
     if (isFile(path.join(dir, FILES.bundle))) fetched = await fetchBranches(c, repo, path.join(dir, FILES.bundle), defaultBranch);
+    stillMine();
     const avatar = await restoreFiles(c, project.id, dir);
     await restoreRelations(c, project, imp.user_id, imp.correlation_id, dir, {
-      attributes, override: { ...override, ...(avatar ? { avatar_path: avatar } : {}) }, overrideVisibility, head: fetched.head, droppedRefs: fetched.dropped,
+      attributes, override: { ...override, ...(avatar ? { avatar_path: avatar } : {}) }, overrideVisibility, head: fetched.head, droppedRefs: fetched.dropped, token, signal: job.signal,
     });
   } catch (err) {
+    if (err instanceof Superseded) {
+      c.log.warn({ projectId: project.id }, 'another run of the import job took the import over; this one stops');
+      return;
+    }
+    // This worker lost the job's lease: the job runs again (its next run takes the import over).
+    if (job.signal?.aborted) throw err;
     const message = failureMessage(err);
     if (message === null) c.log.error({ err, projectId: project.id }, 'project import failed');
-    return failImport(c, project, message ?? `An unexpected error stopped the import (correlation id ${imp.correlation_id})`);
+    return failImport(c, project, token, message ?? `An unexpected error stopped the import (correlation id ${imp.correlation_id})`);
   } finally {
-    await fs.promises.rm(workDir(c, project.id), { recursive: true, force: true });
+    await removeRunDir(c, project.id, token);
   }
   await finishImport(c, project.id);
 }
 
+/** A run after the import ended: what is left to do after a finished import, or the archive of a failed one. */
+async function afterEnd(c: Container, projectId: number): Promise<void> {
+  const project = await findProjectById(c.db, projectId);
+  if (project?.import_status === 'finished') return finishImport(c, projectId);
+  await dropArchive(c, projectId);
+}
+
+/** The folders of earlier runs (cut short, or superseded by this one) go. */
+async function clearOtherRuns(c: Container, projectId: number, token: string): Promise<void> {
+  const root = workDir(c, projectId);
+  let entries: string[] = [];
+  try {
+    entries = await fs.promises.readdir(root);
+  } catch {
+    return;
+  }
+  for (const e of entries) if (e !== token) await fs.promises.rm(path.join(root, e), { recursive: true, force: true });
+}
+
+/** A run's own folder goes, and the import's folder with it when no other run works in it. */
+async function removeRunDir(c: Container, projectId: number, token: string): Promise<void> {
+  await fs.promises.rm(path.join(workDir(c, projectId), token), { recursive: true, force: true });
+  await fs.promises.rmdir(workDir(c, projectId)).catch(() => {});
+}
+
 /**
- * Ends an import as failed with a message the user reads. No half project: the repository goes
- * back to empty, the files and the working folder go; the rows never landed.
+ * Ends an import as failed with a message the user reads, if this run still holds it. No half
+ * project: the repository goes back to empty, the files and the working folder go; the rows never
+ * landed.
  */
-async function failImport(c: Container, project: ProjectRow, message: string): Promise<void> {
+async function failImport(c: Container, project: ProjectRow, token: string, message: string): Promise<void> {
+  if (!(await holdsImportRun(c.db, project.id, token))) return;
   const repo = repositoryDir(c, project.id);
   removeRepository(repo);
   await initBare(repo, project.default_branch ?? 'main').catch(() => {});
-  await fs.promises.rm(workDir(c, project.id), { recursive: true, force: true });
+  await removeRunDir(c, project.id, token);
   await c.storage.deletePrefix(`projects/${project.id}/`);
-  await setImportState(c.db, project.id, { import_status: 'failed', import_error: message, updated_at: nowIso() });
-  await dropArchive(c, project.id);
+  const ended = await inTransaction(c.db, async (tx) => {
+    if (!(await endImportRun(tx, project.id, token, nowIso()))) return false;
+    await setImportState(tx, project.id, { import_status: 'failed', import_error: message, updated_at: nowIso() });
+    return true;
+  });
+  if (ended) await dropArchive(c, project.id);
 }
 
 /** What is at a path of the extracted archive (a name may pass through a file: ENOTDIR is "nothing"). */
@@ -500,6 +562,10 @@ interface Restore {
   head: string | null;
   /** Refs of the bundle that did not arrive: each one a failed relation. */
   droppedRefs: string[];
+  /** The run's claim: the transaction lands only while the run still holds the import. */
+  token: string;
+  /** Aborted when the worker lost the job's lease: the transaction is given up. */
+  signal?: AbortSignal;
 }
 
 /** Every relation Anvil models, in one transaction with the `finished` status. */
@@ -511,6 +577,9 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
     let n = 0;
     for await (const { line, record } of readNdjson(relations(name))) {
       if (++n > MAX_RELATION_ROWS) throw new ImportError(`${relationFile(name)} has more than ${MAX_RELATION_ROWS} records`);
+      // A long relation must not hold the event loop: the lease of the job is renewed between records.
+      if (n % RECORDS_PER_YIELD === 0) await yieldToLoop();
+      r.signal?.throwIfAborted();
       try {
         checkRecordValues(record);
         yield { line, record };
@@ -565,6 +634,8 @@ async function restoreRelations(c: Container, project: ProjectRow, importerId: n
     });
 
   await inTransaction(c.db, async (tx) => {
+    // First: this run still holds the import, and from here no other run takes it.
+    if (!(await endImportRun(tx, project.id, r.token, nowIso()))) throw new Superseded();
     for (const name of ['project_feature', 'ci_cd_settings'] as const) {
       if (!exists(name)) continue;
       for await (const { record, error } of records(name)) {
