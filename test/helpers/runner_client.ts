@@ -42,13 +42,27 @@ export class TestRunnerClient {
     readonly systemId = `s_${Math.random().toString(16).slice(2, 14)}`,
   ) {}
 
-  private async call(method: string, uri: string, opts: { json?: unknown; headers?: Record<string, string>; body?: any; duplex?: boolean } = {}): Promise<HttpAnswer> {
-    const headers: Record<string, string> = { 'user-agent': `gitlab-runner ${RUNNER_INFO.version} (main; go1.22; linux/amd64)`, ...(opts.headers ?? {}) };
+  /**
+   * One request as the runner's client sends it: its User-Agent, a correlation id, the runner
+   * token also in RUNNER-TOKEN (runner calls), JSON with `Accept: application/json` when an
+   * answer body is decoded.
+   */
+  private async call(
+    method: string,
+    uri: string,
+    opts: { json?: unknown; headers?: Record<string, string>; body?: any; duplex?: boolean; runnerToken?: string | null; decodes?: boolean } = {},
+  ): Promise<HttpAnswer> {
+    const headers: Record<string, string> = {
+      'user-agent': `gitlab-runner ${RUNNER_INFO.version} (main; go1.22; linux/amd64)`,
+      'x-request-id': `01J${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
+      ...(opts.runnerToken ? { 'runner-token': opts.runnerToken } : {}),
+      ...(opts.headers ?? {}),
+    };
     let body = opts.body;
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);
       headers['content-type'] = 'application/json';
-      headers.accept = 'application/json';
+      if (opts.decodes) headers.accept = 'application/json';
     }
     const res = await fetch(`${this.baseUrl}/api/v4/${uri}`, { method, headers, body, ...(opts.duplex ? { duplex: 'half' } : {}) } as RequestInit);
     const text = Buffer.from(await res.arrayBuffer()).toString('utf8');
@@ -59,6 +73,8 @@ export class TestRunnerClient {
   /** `gitlab-runner register --registration-token …` (the legacy flow). */
   async register(registrationToken: string, o: { description?: string; tags?: string[]; runUntagged?: boolean; locked?: boolean; paused?: boolean; accessLevel?: string; maximumTimeout?: number } = {}): Promise<HttpAnswer> {
     const r = await this.call('POST', 'runners', {
+      runnerToken: registrationToken,
+      decodes: true,
       json: {
         info: RUNNER_INFO,
         token: registrationToken,
@@ -80,7 +96,7 @@ export class TestRunnerClient {
 
   /** `gitlab-runner register --token glrt-…`: the runner verifies the token it was given. */
   async verify(token: string): Promise<HttpAnswer> {
-    const r = await this.call('POST', 'runners/verify', { json: { token, system_id: this.systemId, info: RUNNER_INFO } });
+    const r = await this.call('POST', 'runners/verify', { runnerToken: token, decodes: true, json: { token, system_id: this.systemId, info: RUNNER_INFO } });
     if (r.status === 200) {
       this.token = token;
       this.id = r.body.id;
@@ -89,15 +105,15 @@ export class TestRunnerClient {
   }
 
   unregister(): Promise<HttpAnswer> {
-    return this.call('DELETE', 'runners', { json: { token: this.token } });
+    return this.call('DELETE', 'runners', { runnerToken: this.token, json: { token: this.token } });
   }
 
   unregisterManager(): Promise<HttpAnswer> {
-    return this.call('DELETE', 'runners/managers', { json: { token: this.token, system_id: this.systemId } });
+    return this.call('DELETE', 'runners/managers', { runnerToken: this.token, json: { token: this.token, system_id: this.systemId } });
   }
 
   async resetToken(): Promise<HttpAnswer> {
-    const r = await this.call('POST', 'runners/reset_authentication_token', { json: { token: this.token } });
+    const r = await this.call('POST', 'runners/reset_authentication_token', { decodes: true, json: { token: this.token } });
     if (r.status === 201) this.token = r.body.token;
     return r;
   }
@@ -105,6 +121,8 @@ export class TestRunnerClient {
   /** One `POST /jobs/request`; remembers X-GitLab-Last-Update as the runner's client does. */
   async requestJob(): Promise<HttpAnswer> {
     const r = await this.call('POST', 'jobs/request', {
+      runnerToken: this.token,
+      decodes: true,
       json: { info: RUNNER_INFO, token: this.token, system_id: this.systemId, ...(this.lastUpdate ? { last_update: this.lastUpdate } : {}) },
     });
     const lu = r.headers.get('x-gitlab-last-update');
@@ -137,8 +155,9 @@ export class TestRunnerClient {
         token: jobToken,
         state: o.state,
         ...(o.failureReason ? { failure_reason: o.failureReason } : {}),
+        checksum: 'crc32:00000000',
+        output: { checksum: 'crc32:00000000', ...(o.bytesize ? { bytesize: o.bytesize } : {}) },
         ...(o.exitCode ? { exit_code: o.exitCode } : {}),
-        output: { checksum: 'crc32:00000000', bytesize: o.bytesize ?? 0 },
       },
     });
   }

@@ -27,7 +27,7 @@ for (const dialect of DIALECTS) {
     let t: GitTestApp;
     let rp: RepoProject;
     before(async () => {
-      t = await buildGitTestApp(dialect, { ANVIL_RUNNER_REGISTRATION_TOKEN: REG_TOKEN, ANVIL_RUNNER_LONG_POLL_SECONDS: '1' });
+      t = await buildGitTestApp(dialect, { ANVIL_RUNNER_REGISTRATION_TOKEN: REG_TOKEN, ANVIL_RUNNER_LONG_POLL_SECONDS: '3' });
       rp = await repoProject(t);
     });
     after(() => t.close());
@@ -84,11 +84,36 @@ for (const dialect of DIALECTS) {
       const started = Date.now();
       const second = await runner.requestJob();
       assert.equal(second.status, 204);
-      assert.ok(Date.now() - started >= 900, 'held for the long poll');
+      assert.ok(Date.now() - started >= 2900, 'held for the long poll');
       const stranger = new TestRunnerClient(t.url);
       stranger.token = 'glrt-unknown';
       const forbidden = await stranger.requestJob();
       assert.equal(forbidden.status, 403);
+      await runner.unregister();
+    });
+
+    it('jobs/request: a job that becomes pending during the long poll answers it at once (201); a stale last_update is answered without waiting', async () => {
+      const runner = new TestRunnerClient(t.url);
+      await runner.register(REG_TOKEN, { tags: ['wake'], runUntagged: false });
+      assert.equal((await runner.requestJob()).status, 204);
+      const seen = runner.lastUpdate;
+      const started = Date.now();
+      const polling = runner.requestJob();
+      await new Promise((r) => setTimeout(r, 150));
+      await pipelineOf([plannedJob('woken', { tags: ['wake'], script: ['true'] })]);
+      const woken = await polling;
+      assert.equal(woken.status, 201, woken.text);
+      assert.equal(woken.body.job_info.name, 'woken');
+      assert.ok(Date.now() - started < 2500, `answered before the poll's bound (${Date.now() - started} ms)`);
+      assert.equal(woken.headers.get('x-gitlab-last-update'), null, 'a runner that got a job asks again at once');
+      assert.ok(seen);
+      assert.equal((await runner.updateJob(woken.body.id, woken.body.token, { state: 'success' })).status, 200);
+
+      runner.lastUpdate = 'stale-0-0';
+      const quick = Date.now();
+      const stale = await runner.requestJob();
+      assert.equal(stale.status, 204);
+      assert.ok(Date.now() - quick < 700, 'no wait for a runner that has not seen the queue');
       await runner.unregister();
     });
 

@@ -125,8 +125,10 @@ export const runnerProtocolRoutes: ApiRoute<any, any>[] = [
       const gone = new AbortController();
       request.raw.once('close', () => gone.abort());
       const got = await requestJob(c, runner, input.last_update ?? null, gone.signal);
-      reply.header('X-GitLab-Last-Update', got.version);
       if (got.kind === 'none') {
+        // Only a runner that found nothing keeps the queue's version (as the reference): after a
+        // job it asks again at once, since other jobs may be waiting for it.
+        reply.header('X-GitLab-Last-Update', got.version);
         reply.status(204);
         return undefined;
       }
