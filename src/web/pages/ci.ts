@@ -92,7 +92,7 @@ async function pipelinesList(ctx: ProjectPageContext) {
   return {
     title: `Pipelines · ${p.name_with_namespace}`,
     section: 'pipelines',
-    body: html`<h1>Pipelines</h1>
+    body: html`<div class="toolbar"><h1>Pipelines</h1><a class="button" href="${base(ctx)}/-/pipeline_schedules">Schedules</a></div>
 <nav class="tabs" aria-label="Pipeline scope"><ul>${SCOPES.map(
       (s) => html`<li><a href="${filter({ scope: s.scope, page: '' })}"${s.scope === scope ? raw(' aria-current="page"') : ''}>${s.label}</a></li>`,
     )}</ul></nav>

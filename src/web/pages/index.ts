@@ -8,6 +8,8 @@ import { adminUserPages } from './admin_users.js';
 import { alertPages } from './alerts.js';
 import { ciPages } from './ci.js';
 import { ciArtifactPages } from './ci_artifacts.js';
+import { scheduleWebPages } from './ci_schedules.js';
+import { ciSettingsPages } from './ci_settings.js';
 import { groupPages } from './groups.js';
 import { hookPages } from './hooks.js';
 import { memberPages } from './members.js';
@@ -48,4 +50,6 @@ export const projectPages: ProjectPage[] = [
   ...refSwitchPages,
   ...ciPages,
   ...ciArtifactPages,
+  ...scheduleWebPages,
+  ...ciSettingsPages,
 ];

@@ -7,6 +7,7 @@ const TABS: { section: string; label: string; path: string }[] = [
   { section: 'members', label: 'Members', path: 'project_members' },
   { section: 'repository', label: 'Repository', path: 'settings/repository' },
   { section: 'webhooks', label: 'Webhooks', path: 'hooks' },
+  { section: 'ci_cd', label: 'CI/CD', path: 'settings/ci_cd' },
   { section: 'alerts', label: 'Alert integrations', path: 'settings/operations' },
 ];
 
