@@ -3,7 +3,7 @@
 // `/{path}`; what follows `/-/` picks the page (groupRoute).
 import { encodePath, html, type Html } from '../html.js';
 import { PageNotFound, SignInRequired, type PageContext, type Rendered, type SitePage } from '../page.js';
-import { MAINTAINER, OWNER } from '../project_nav.js';
+import { DEVELOPER, MAINTAINER, OWNER } from '../project_nav.js';
 import { avatar } from '../views/common.js';
 import { projectList, sitePath } from '../views/lists.js';
 
@@ -38,6 +38,8 @@ async function overview(ctx: PageContext, group: any): Promise<Rendered> {
     accessOf(ctx, group),
   ]);
   const mayAddSubgroup = access >= (group.subgroup_creation_level === 'maintainer' ? MAINTAINER : OWNER);
+  // project_creation_level: noone, maintainer (the default) or developer
+  const mayAddProject = group.project_creation_level !== 'noone' && access >= (group.project_creation_level === 'developer' ? DEVELOPER : MAINTAINER);
   const base = `/groups/${encodePath(group.full_path)}`;
   const subs = subgroups.status === 200 ? (subgroups.body as any[]) : [];
   return {
@@ -51,9 +53,10 @@ async function overview(ctx: PageContext, group: any): Promise<Rendered> {
   </div>
 </div>
 ${
-  mayAddSubgroup
+  mayAddSubgroup || mayAddProject
     ? html`<div class="toolbar">
-  <a class="button" href="/groups/new?parent_id=${group.id}">New subgroup</a>
+  ${mayAddProject ? html`<a class="button primary" href="/projects/new?namespace_id=${group.id}">New project</a>` : ''}
+  ${mayAddSubgroup ? html`<a class="button" href="/groups/new?parent_id=${group.id}">New subgroup</a>` : ''}
   ${access >= OWNER ? html`<a class="button" href="${base}/-/edit">Group settings</a>` : ''}
 </div>`
     : ''

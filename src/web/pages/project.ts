@@ -4,7 +4,7 @@ import { html, type Html } from '../html.js';
 import type { ProjectPage, ProjectPageContext } from '../page.js';
 import { shortSha, when } from '../views/common.js';
 import { sitePath } from '../views/lists.js';
-import { readmeOf, readmeSection } from './repository.js';
+import { emptyRepositoryHelp, readmeOf, readmeSection } from './repository.js';
 import { projectBase, viewUrl } from './repository_refs.js';
 
 /** Distinct fills for the language bar (the labels beside it carry the words). */
@@ -55,6 +55,8 @@ async function overview(ctx: ProjectPageContext) {
     ref ? api.get(`/projects/${p.id}/repository/tree?ref=${encodeURIComponent(ref)}&per_page=100`) : null,
   ]);
   const commit = last?.status === 200 ? last.body : null;
+  // A default branch that has no commit yet (an empty repository) has nothing to browse.
+  const browsable = ref && commit ? ref : null;
   // The simple form a visitor gets has no visibility; what a visitor can read is public.
   const visibility: string | null = p.visibility ?? (ctx.viewer ? null : 'public');
   const readme = ref && tree?.status === 200 ? readmeOf(tree.body) : undefined;
@@ -68,7 +70,7 @@ ${badges.status === 200 ? badgesRow(badges.body) : ''}
 <dl class="facts">
   <dt>Project ID</dt><dd>${p.id}</dd>
   ${visibility ? html`<dt>Visibility</dt><dd>${visibility}</dd>` : ''}
-  <dt>Default branch</dt><dd>${ref ? html`<a href="${viewUrl(p, 'tree', ref)}">${ref}</a>` : html`<span class="muted">none</span>`}</dd>
+  <dt>Default branch</dt><dd>${browsable ? html`<a href="${viewUrl(p, 'tree', browsable)}">${browsable}</a>` : ref ? html`${ref} <span class="muted">(no commits yet)</span>` : html`<span class="muted">none</span>`}</dd>
   <dt>Last activity</dt><dd>${when(p.last_activity_at)}</dd>
 </dl>
 ${
@@ -87,11 +89,11 @@ ${
 </section>
 ${languages.status === 200 ? languagesBar(languages.body) : ''}
 <p class="toolbar">
-  ${ref ? html`<a class="button" href="${viewUrl(p, 'tree', ref)}">Browse files</a> <a class="button" href="${viewUrl(p, 'commits', ref)}">Commits</a>` : ''}
+  ${browsable ? html`<a class="button" href="${viewUrl(p, 'tree', browsable)}">Browse files</a> <a class="button" href="${viewUrl(p, 'commits', browsable)}">Commits</a>` : ''}
   <a class="button" href="${projectBase(p)}/-/branches">Branches</a>
   <a class="button" href="${sitePath(p.web_url)}/-/pipelines">Pipelines</a>
 </p>
-${ref ? (readmeHtml ?? html`<p class="muted">No README in the default branch.</p>`) : html`<p class="muted">The repository is empty. Push to it with git:</p><pre class="plain">git remote add origin ${p.http_url_to_repo}\ngit push -u origin main</pre>`}`,
+${browsable ? (readmeHtml ?? html`<p class="muted">No README in the default branch.</p>`) : emptyRepositoryHelp(p, ref ?? 'main')}`,
   };
 }
 

@@ -6,7 +6,7 @@ import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPag
 import { pagerLinks } from '../views/lists.js';
 import { shortSha, when } from '../views/common.js';
 import { renderMarkdown } from '../views/markdown.js';
-import { breadcrumbs, fileApi, projectBase, refsOf, refSwitcher, repoLinks, splitRef, viewUrl } from './repository_refs.js';
+import { breadcrumbs, fileApi, projectBase, refsOf, refSwitcher, repoLinks, splitRef, viewUrl, type Refs } from './repository_refs.js';
 
 /** Larger files are offered as a download instead of being shown. */
 const SHOW_LIMIT = 1024 * 1024;
@@ -55,8 +55,8 @@ async function lastCommitLine(ctx: ProjectPageContext, ref: string, path: string
 
 async function treePage(ctx: ProjectPageContext) {
   const p = ctx.project;
-  if (!p.default_branch && !ctx.params['*']) return emptyRepository(ctx);
   const refs = await refsOf(ctx);
+  if (isEmptyRepository(refs)) return emptyRepositoryPage(ctx, 'files');
   const { ref, path } = splitRef(ctx.params['*'] || p.default_branch, refs);
   const page = Math.max(1, Number.parseInt(ctx.query.get('page') ?? '1', 10) || 1);
   const a = await ctx.api.get(`/projects/${p.id}/repository/tree?ref=${encodeURIComponent(ref)}&path=${encodeURIComponent(path)}&per_page=100&page=${page}`);
@@ -96,17 +96,31 @@ function entryIcon(type: string): Html {
   return html`<svg class="entry-icon ${type}" aria-hidden="true" width="16" height="16" viewBox="0 0 16 16"><path d="${shape}"/></svg>`;
 }
 
-function emptyRepository(ctx: ProjectPageContext) {
+/** What an empty repository offers instead of files: how to push the first commit. */
+export function emptyRepositoryHelp(p: any, branch: string): Html {
+  const folder = p.path;
+  return html`<section class="panel" aria-labelledby="empty-title">
+  <h2 id="empty-title">The repository is empty</h2>
+  <p>Push a first commit to <code>${branch}</code> with git.</p>
+  <h3>A new repository</h3>
+  <pre class="plain">git clone ${p.http_url_to_repo}\ncd ${folder}\ngit switch --create ${branch}\necho "# ${p.name}" &gt; README.md\ngit add README.md\ngit commit -m "Add README"\ngit push --set-upstream origin ${branch}</pre>
+  <h3>An existing folder or repository</h3>
+  <pre class="plain">cd existing_folder\ngit init --initial-branch=${branch}   # skip for an existing repository\ngit remote add origin ${p.http_url_to_repo}\ngit add .\ngit commit -m "Initial commit"\ngit push --set-upstream origin ${branch}</pre>
+</section>`;
+}
+
+/** The files or commits of a repository without a commit: the same help, in that section. */
+export function emptyRepositoryPage(ctx: ProjectPageContext, section: 'files' | 'commits') {
   const p = ctx.project;
   return {
-    title: `Files · ${p.name_with_namespace}`,
-    section: 'files',
-    body: html`<h1>Files</h1>
-<p>The repository is empty. Push to it with git:</p>
-<pre class="plain">git remote add origin ${p.http_url_to_repo}
-git push -u origin main</pre>`,
+    title: `${section === 'files' ? 'Files' : 'Commits'} · ${p.name_with_namespace}`,
+    section,
+    body: html`<h1>${section === 'files' ? 'Files' : 'Commits'}</h1>${emptyRepositoryHelp(p, p.default_branch ?? 'main')}`,
   };
 }
+
+/** No branch and no tag: nothing was pushed yet. */
+export const isEmptyRepository = (refs: Refs) => refs.branches.length === 0 && refs.tags.length === 0;
 
 function codeLines(text: string): Html {
   const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');

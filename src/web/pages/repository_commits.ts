@@ -5,6 +5,7 @@ import { PageNotFound, type ProjectPage, type ProjectPageContext } from '../page
 import { shortSha, statusBadge, when } from '../views/common.js';
 import { pagerLinks, sitePath } from '../views/lists.js';
 import { projectBase, refsOf, refSwitcher, splitRef, viewUrl } from './repository_refs.js';
+import { emptyRepositoryPage, isEmptyRepository } from './repository.js';
 
 const PER_PAGE = 20;
 
@@ -13,6 +14,7 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 async function commitsPage(ctx: ProjectPageContext) {
   const p = ctx.project;
   const refs = await refsOf(ctx);
+  if (isEmptyRepository(refs)) return emptyRepositoryPage(ctx, 'commits');
   const split = splitRef(ctx.params['*'] || p.default_branch || '', refs);
   const ref = split.ref;
   const path = ctx.query.get('path') ?? split.path;

@@ -34,11 +34,20 @@ export const sitePages: SitePage[] = [
     path: '/projects/new',
     async handler(ctx) {
       if (!ctx.viewer) throw new SignInRequired();
+      // The groups the viewer may create projects in (developer and up; the API decides for each).
+      const groups = await ctx.api.get('/groups?min_access_level=30&order_by=path&sort=asc&per_page=100');
+      const chosen = Number(ctx.query.get('namespace_id')) || null;
       return {
         title: 'New project',
         body: html`<h1>New project</h1>
 <form class="stack" data-api="/projects" data-method="POST" data-then="redirect-field:web_url">
   <label><span>Project name</span><input type="text" name="name" required></label>
+  <label><span>Namespace</span><select name="namespace_id" data-type="number">
+    <option value="">${ctx.viewer.username} (your personal namespace)</option>
+    ${(groups.status === 200 ? (groups.body as any[]) : []).map(
+      (g) => html`<option value="${g.id}"${g.id === chosen ? html` selected` : ''}>${g.full_path}</option>`,
+    )}
+  </select></label>
   <label><span>Project slug (optional)</span><input type="text" name="path"></label>
   <label><span>Description (optional)</span><textarea name="description"></textarea></label>
   <fieldset>
