@@ -24,6 +24,7 @@ const SECTIONS = [
   { section: 'users', label: 'Users', href: '/admin/users' },
   { section: 'settings', label: 'Settings', href: '/admin/application_settings' },
   { section: 'hooks', label: 'System hooks', href: '/admin/hooks' },
+  { section: 'runners', label: 'Runners', href: '/admin/runners' },
 ];
 
 export function adminNav(current: string): Html {

@@ -18,6 +18,7 @@ import { projectOverviewPages } from './project.js';
 import { projectSettingsPages } from './project_settings.js';
 import { importProjectPages, importSitePages } from './project_settings_import.js';
 import { repositoryPages } from './repository.js';
+import { adminRunnerPages, projectRunnerPages } from './runners.js';
 import { repositoryBranchPages } from './repository_branches.js';
 import { repositoryCommitPages } from './repository_commits.js';
 import { refSwitchPages } from './repository_refs.js';
@@ -34,6 +35,7 @@ export const sitePages: SitePage[] = [
   ...adminSettingsPages,
   ...adminHookPages,
   ...adminUserPages,
+  ...adminRunnerPages,
   ...profilePages,
 ];
 
@@ -52,4 +54,5 @@ export const projectPages: ProjectPage[] = [
   ...ciArtifactPages,
   ...scheduleWebPages,
   ...ciSettingsPages,
+  ...projectRunnerPages,
 ];

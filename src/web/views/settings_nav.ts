@@ -9,6 +9,7 @@ const TABS: { section: string; label: string; path: string }[] = [
   { section: 'webhooks', label: 'Webhooks', path: 'hooks' },
   { section: 'ci_cd', label: 'CI/CD', path: 'settings/ci_cd' },
   { section: 'alerts', label: 'Alert integrations', path: 'settings/operations' },
+  { section: 'runners', label: 'Runners', path: 'settings/ci_cd/runners' },
 ];
 
 export function settingsTabs(project: any, current: string): Html {
