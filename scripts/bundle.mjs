@@ -69,9 +69,27 @@ await build({
 });
 // The command (`anvil`, `npm start`): the launcher that runs the server through its code cache.
 await build({ ...forNode, entryPoints: [path.join(root, 'src/launch.ts')], outfile: path.join(root, 'dist/anvil.mjs'), format: 'esm' });
-fs.chmodSync(path.join(root, 'dist/anvil.mjs'), 0o755); // run as itself: its first line holds the memory settings
+fs.chmodSync(path.join(root, 'dist/anvil.mjs'), 0o755);
+// `import { startAnvil } from 'anvil/testing'`: the client of an ephemeral server, and its types.
+await build({ ...forNode, entryPoints: [path.join(root, 'src/testing/client.ts')], outfile: path.join(root, 'dist/testing.mjs'), format: 'esm' });
+testingTypes(); // run as itself: its first line holds the memory settings
 await buildWebAssets();
 await warmCodeCache();
+
+/** dist/testing.d.ts: the declarations of src/testing/client.ts, which imports nothing of the server. */
+function testingTypes() {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-types-'));
+  try {
+    execFileSync(process.execPath, [
+      path.join(root, 'node_modules/typescript/bin/tsc'), '--declaration', '--emitDeclarationOnly', '--strict', '--skipLibCheck',
+      '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--outDir', out,
+      path.join(root, 'src/testing/client.ts'),
+    ], { cwd: root, stdio: 'inherit' });
+    fs.copyFileSync(path.join(out, 'client.d.ts'), path.join(root, 'dist/testing.d.ts'));
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}
 
 /**
  * Starts the new bundle once on a scratch data dir so that it writes its code cache: the first

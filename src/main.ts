@@ -89,6 +89,28 @@ async function serve(flags: ServeFlags): Promise<void> {
       },
     };
   };
+  // The signals are handled before the ready line: a client may stop the server as soon as it reads it.
+  let workers: Workers | null = null;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    c.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // stop accepting and finish in-flight requests; let running jobs finish (bounded)
+    const closed = app.close();
+    // close() drops only the connections idle at that moment; a keep-alive connection whose request
+    // finishes later would hold the exit until the client lets go, so drop each one as it goes idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    // A request that never ends (a stuck client) must not keep the process from exiting.
+    const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    // Running CI jobs are stopped (their process groups killed) while the database is still open.
+    await Promise.all([closed.finally(() => (clearInterval(sweep), clearTimeout(deadline))), testMode ? testMode.stopWorkers() : workers?.stop()]);
+    await testMode?.dropAll();
+    await closeContainer(c);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
 
   if (dataDir) {
@@ -106,30 +128,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   // Ready once it listens: the background work starts after the ready line (the runner's sandbox
   // check spawns a process), and takes the jobs queued meanwhile at its first tick.
-  let workers: Workers | null = null;
+  if (stopping) return;
   if (testMode) testMode.runWorkers(startWorkers);
   else workers = startWorkers();
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    c.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // stop accepting and finish in-flight requests; let running jobs finish (bounded)
-    const closed = app.close();
-    // close() drops only the connections idle at that moment; a keep-alive connection whose request
-    // finishes later would hold the exit until the client lets go, so drop each one as it goes idle.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
-    // A request that never ends (a stuck client) must not keep the process from exiting.
-    const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    // Running CI jobs are stopped (their process groups killed) while the database is still open.
-    await Promise.all([closed.finally(() => (clearInterval(sweep), clearTimeout(deadline))), testMode ? testMode.stopWorkers() : workers!.stop()]);
-    await testMode?.dropAll();
-    await closeContainer(c);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 const program = new Command('anvil')
