@@ -1,11 +1,14 @@
 // Streaming exchanges through the same checks as send(): a large body streamed up (export
 // upload) or down (remote import), with bounded memory. No redirects: each hop would need its
-// own check and a re-sent body.
+// own check and a re-sent body. In test mode each exchange is recorded as send() records a
+// request (the streamed bodies are not kept: the body is null, its length in the headers), and
+// the inbox host takes an upload and answers 200 with no body, without a connection.
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { checkUrl, OutboundFailed, type OutboundPolicy } from './request.js';
+import { isInboxUrl } from './record.js';
 
 export interface StreamOptions {
   method?: string;
@@ -28,6 +31,38 @@ export interface StreamResponse {
 
 /** Sends one checked request and answers once the response headers are in. Throws OutboundRefused or OutboundFailed. */
 export async function openStream(raw: string, policy: OutboundPolicy, opts: StreamOptions = {}): Promise<StreamResponse> {
+  const recorder = policy.recorder;
+  if (!recorder) return openChecked(raw, policy, opts);
+  const entry = {
+    method: opts.method ?? 'GET', url: raw, body: null, origin: null,
+    headers: { ...(opts.headers ?? {}), ...(opts.body ? { 'Content-Length': String(opts.body.length) } : {}) },
+  };
+  let inbox = false;
+  try {
+    inbox = isInboxUrl(new URL(raw));
+  } catch {
+    // an invalid URL is refused below, and recorded so
+  }
+  if (inbox) {
+    opts.body?.stream.resume(); // read to its end, as a receiver would
+    recorder.record({ ...entry, response: { status: 200, headers: {}, body: '' }, error: null });
+    const body = new http.IncomingMessage(new net.Socket());
+    body.statusCode = 200;
+    body.statusMessage = 'OK';
+    body.push(null);
+    return { status: 200, headers: {}, body };
+  }
+  try {
+    const res = await openChecked(raw, policy, opts);
+    recorder.record({ ...entry, response: { status: res.status, headers: res.headers, body: '' }, error: null });
+    return res;
+  } catch (err) {
+    recorder.record({ ...entry, response: null, error: err instanceof Error ? err.message : String(err) });
+    throw err;
+  }
+}
+
+async function openChecked(raw: string, policy: OutboundPolicy, opts: StreamOptions): Promise<StreamResponse> {
   const t = await checkUrl(raw, policy);
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (t.authorization) headers.Authorization = t.authorization;

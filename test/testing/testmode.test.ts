@@ -4,6 +4,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { resetClock } from '../../src/shared/clock.js';
+import { runImportExportJobs } from '../helpers/import_export.js';
 
 /** The issue's example, as JSON. */
 const EXAMPLE = {
@@ -163,6 +164,31 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(d.origin, { hook_id: hook.body.id, hook_type: 'project' });
       const empty = await t.get(`/-/test/deliveries?since=${d.id}&wait=0`);
       assert.deepEqual(empty.body, []);
+      await t.request('POST', '/-/test/reset');
+    });
+
+    it('an export upload and a remote import are recorded too; the inbox takes the upload', async () => {
+      const last = async () => ((await t.get('/-/test/deliveries')).body as any[]).at(-1)?.id ?? 0;
+      const since = await last();
+      const exported = await t.request('POST', '/api/v4/projects/acme%2Fdemo/export', { body: { upload: { url: 'http://inbox.test/upload?sig=1' } } });
+      assert.equal(exported.status, 202, exported.text);
+      await runImportExportJobs(t);
+      const status = await t.get('/api/v4/projects/acme%2Fdemo/export');
+      assert.equal(status.body.export_status, 'finished');
+      const archive = await t.app.inject({ method: 'GET', url: '/api/v4/projects/acme%2Fdemo/export/download', headers: { 'private-token': t.rootToken } });
+      const uploads = ((await t.get(`/-/test/deliveries?since=${since}`)).body as any[]).filter((d) => d.url === 'http://inbox.test/upload?sig=1');
+      assert.equal(uploads.length, 1);
+      assert.equal(uploads[0].method, 'PUT');
+      assert.equal(uploads[0].headers['Content-Type'], 'application/gzip');
+      assert.equal(uploads[0].headers['Content-Length'], String(archive.rawPayload.length));
+      assert.equal(uploads[0].body, null);
+      assert.deepEqual(uploads[0].response, { status: 200, headers: {}, body: '' });
+
+      const since2 = await last();
+      const imported = await t.request('POST', '/api/v4/projects/remote-import', { body: { url: 'http://inbox.test/archive.tar.gz', path: 'from-inbox' } });
+      assert.equal(imported.status, 400, imported.text); // the inbox answers without a content type
+      const asked = (await t.get(`/-/test/deliveries?since=${since2}`)).body as any[];
+      assert.deepEqual(asked.map((d) => [d.method, d.url, d.response?.status]), [['HEAD', 'http://inbox.test/archive.tar.gz', 200]]);
       await t.request('POST', '/-/test/reset');
     });
 
