@@ -84,6 +84,27 @@ for (const dialect of DIALECTS) {
       await s?.stop();
     });
 
+    it('an allowed-to-fail job says so in words (graph, job page), apart from a real failure; a status is never colour alone', async () => {
+      const ctx = await browser.newContext({ baseURL: s.url });
+      contexts.push(ctx);
+      const page = await ctx.newPage();
+      const pipeline = (await s.api('GET', `/projects/${project.id}/pipelines`)).body[0];
+      const jobs = (await s.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}/jobs`)).body;
+      const flaky = jobs.find((j: any) => j.name === 'flaky');
+      assert.equal(flaky.status, 'failed');
+      assert.equal(pipeline.status, 'success'); // a job allowed to fail does not fail its pipeline
+      await page.goto(new URL(pipeline.web_url).pathname);
+      const node = page.locator('.job-node[data-job-name="flaky"]');
+      assert.equal(await node.getAttribute('title'), 'flaky: failed (allowed to fail)');
+      assert.match(await node.locator('.status').textContent() ?? '', /failed \(allowed to fail\)/);
+      // the dot carries a glyph: a mark that is not colour
+      const glyph = (sel: string) => page.evaluate((q) => getComputedStyle(document.querySelector(q)!, '::after').content, sel);
+      assert.equal(await glyph('.job-node[data-job-name="flaky"] .status-dot'), '"!"');
+      assert.equal(await glyph('.job-node[data-job-name="build"] .status-dot'), '"✓"');
+      await page.goto(new URL(flaky.web_url).pathname);
+      await page.getByText('failed (allowed to fail)').first().waitFor();
+    });
+
     for (const width of WIDTHS) {
       it(`${width} px: no page scrolls sideways, axe finds nothing serious, no script error`, async () => {
         const ctx = await browser.newContext({ baseURL: s.url, viewport: { width, height: 800 }, isMobile: width < 500, hasTouch: width < 500 });

@@ -2,10 +2,15 @@
 import { html, type Html } from '../html.js';
 
 /** A CI status as the reference shows it: an icon-like dot and the word, coloured by status. */
-export function statusBadge(status: string | null | undefined): Html {
+export function statusBadge(status: string | null | undefined, allowFailure = false): Html {
   const s = status ?? 'created';
-  return html`<span class="status status-${s}" data-status="${s}"><span class="status-dot" aria-hidden="true"></span>${s.replace(/_/g, ' ')}</span>`;
+  // A job allowed to fail failed without failing its pipeline: say so, in words and in its own colour.
+  const allowed = s === 'failed' && allowFailure;
+  return html`<span class="status status-${allowed ? 'failed-allowed' : s}" data-status="${s}"><span class="status-dot" aria-hidden="true"></span>${statusWords(s, allowFailure)}</span>`;
 }
+
+export const statusWords = (status: string, allowFailure = false): string =>
+  status === 'failed' && allowFailure ? 'failed (allowed to fail)' : status.replace(/_/g, ' ');
 
 /** A timestamp shown in the reader's words, the exact ISO time on hover. */
 export function when(iso: string | null | undefined): Html {

@@ -11,7 +11,7 @@ export const isJobActive = (status: string): boolean => ACTIVE.has(status);
 /** The facts beside the log; the browser re-renders them as the job runs. */
 export function jobFacts(job: any): Html {
   return html`<dl class="facts">
-  <dt>Status</dt><dd>${statusBadge(job.status)}${job.failure_reason ? html` <span class="muted">(${job.failure_reason.replace(/_/g, ' ')})</span>` : ''}</dd>
+  <dt>Status</dt><dd>${statusBadge(job.status, job.allow_failure)}${job.failure_reason ? html` <span class="muted">(${job.failure_reason.replace(/_/g, ' ')})</span>` : ''}</dd>
   <dt>Stage</dt><dd>${job.stage}</dd>
   <dt>Duration</dt><dd>${duration(job.duration)}</dd>
   <dt>Runner</dt><dd>${job.runner ? html`${job.runner.description} <span class="muted">#${job.runner.id}</span>` : '—'}</dd>

@@ -10,7 +10,7 @@
 // previous stage). Each needs edge is a path of its own naming both ends (data-from, data-to);
 // the stage-order edges are one path.
 import { encodePath, html, type Html } from '../html.js';
-import { duration, shortSha, statusBadge, when } from './common.js';
+import { duration, shortSha, statusBadge, statusWords, when } from './common.js';
 import { sitePath } from './lists.js';
 
 export interface PipelineLive {
@@ -138,13 +138,13 @@ function nodeHtml(n: Node): Html {
   const needs = needsOf(j);
   const style = `left:${nodeX(n.col)}px;top:${nodeY(n.row)}px;width:${NODE_W}px;height:${NODE_H}px`;
   const target = n.bridge ? j.downstream_pipeline?.web_url : j.web_url;
-  const label = html`${statusBadge(j.status)}<span class="job-name">${j.name}</span>${
+  const label = html`${statusBadge(j.status, j.allow_failure)}<span class="job-name">${j.name}</span>${
     n.bridge ? html`<span class="visually-hidden"> (downstream pipeline)</span>` : ''
   }${needs && needs.length > 0 ? html`<span class="visually-hidden">, needs ${needs.join(', ')}</span>` : ''}`;
   const attrs = html`class="job-node${n.bridge ? ' bridge' : ''}" style="${style}" data-job-id="${j.id}" data-job-name="${j.name}" data-status="${j.status}"`;
   return target
-    ? html`<li><a ${attrs} href="${sitePath(target)}" title="${j.name}: ${j.status}">${label}</a></li>`
-    : html`<li><span ${attrs} title="${j.name}: ${j.status}">${label}</span></li>`;
+    ? html`<li><a ${attrs} href="${sitePath(target)}" title="${j.name}: ${statusWords(j.status, j.allow_failure)}">${label}</a></li>`
+    : html`<li><span ${attrs} title="${j.name}: ${statusWords(j.status, j.allow_failure)}">${label}</span></li>`;
 }
 
 /** The stage graph: a labelled list per stage, positioned in columns, edges drawn behind. */
