@@ -87,14 +87,11 @@ describe('archive reader: hostile archives are refused', () => {
     const archive = rawTarGz(entries);
     const dest = freshDest();
     let opens = 0;
-    const started = Date.now();
     await assert.rejects(readArchive(() => { opens += 1; return Readable.from([archive]); }, dest), (err: unknown) =>
       err instanceof ArchiveError && err.message === `The archive has more than ${DEFAULT_LIMITS.maxEntries} entries`);
-    const seconds = (Date.now() - started) / 1000;
+    // counted first: the writing pass never started, so not one file was written
     assert.equal(opens, 1, 'the writing pass never started');
     assert.equal(fs.existsSync(dest), false);
-    // a sanity bound, far above what the check pass takes, far below writing 100,000 files
-    assert.ok(seconds < 60, `took ${seconds} s`);
   });
 
   it('a refused archive is read once; a good one twice (check, then write)', async () => {
