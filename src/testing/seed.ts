@@ -24,13 +24,14 @@ const SHAPES: Record<string, Record<string, Kind>> = {
   top: { settings: 'map', pipelines: 'boolean', users: 'list', groups: 'list', projects: 'list', hooks: 'list' },
   user: { username: 'string', name: 'string', email: 'string', password: 'string', admin: 'boolean', external: 'boolean', blocked: 'boolean', tokens: 'list' },
   token: { name: 'string', token: 'string', scopes: 'strings', expires_at: 'string' },
-  group: { path: 'string', name: 'string', visibility: 'string', description: 'string', members: 'members' },
+  group: { path: 'string', name: 'string', visibility: 'string', description: 'string', members: 'members', variables: 'list' },
   member: { user: 'string', access_level: 'integer' },
   project: {
     path: 'string', name: 'string', visibility: 'string', description: 'string', default_branch: 'string', settings: 'map',
     topics: 'strings', members: 'members', shares: 'list', badges: 'list', hooks: 'list', protected_branches: 'list',
-    files: 'map', dir: 'string', bundle: 'string', branches: 'list', tags: 'list',
+    files: 'map', dir: 'string', bundle: 'string', branches: 'list', tags: 'list', variables: 'list',
   },
+  variable: { key: 'string', value: 'string', protected: 'boolean', masked: 'boolean', raw: 'boolean', variable_type: 'string', environment_scope: 'string', description: 'string' },
   share: { group: 'string', group_access: 'integer', expires_at: 'string' },
   badge: { name: 'string', link_url: 'string', image_url: 'string' },
   hook: { url: 'string', token: 'string', push_events: 'boolean', tag_push_events: 'boolean', merge_requests_events: 'boolean', issues_events: 'boolean', note_events: 'boolean', job_events: 'boolean', pipeline_events: 'boolean', enable_ssl_verification: 'boolean' },
@@ -40,12 +41,12 @@ const SHAPES: Record<string, Record<string, Kind>> = {
 };
 const REQUIRED: Record<string, string[]> = {
   user: ['username'], token: ['name', 'token', 'scopes'], group: ['path'], member: ['user', 'access_level'], project: ['path'],
-  share: ['group', 'group_access'], badge: ['link_url', 'image_url'], hook: ['url'], protected_branch: ['name'], branch: ['name'], tag: ['name'],
+  share: ['group', 'group_access'], badge: ['link_url', 'image_url'], hook: ['url'], protected_branch: ['name'], branch: ['name'], tag: ['name'], variable: ['key', 'value'],
 };
 /** The shape of a list's items, by the list's key. */
 const ITEMS: Record<string, string> = {
   users: 'user', groups: 'group', projects: 'project', tokens: 'token', shares: 'share', badges: 'badge', hooks: 'hook',
-  protected_branches: 'protected_branch', branches: 'branch', tags: 'tag',
+  protected_branches: 'protected_branch', branches: 'branch', tags: 'tag', variables: 'variable',
 };
 
 export interface Seed {
@@ -195,6 +196,7 @@ export async function applySeed(app: FastifyInstance, c: Container, auth: Record
     }, what);
     groupIds.set(full, created.id);
     await addMembers('groups', created.id, g.members as Obj[] | undefined, what);
+    for (const v of (g.variables as Obj[] | undefined) ?? []) await api('POST', `/groups/${created.id}/variables`, v, what);
   }
 
   for (const [i, p] of (seed.projects ?? []).entries()) {
@@ -243,6 +245,7 @@ export async function applySeed(app: FastifyInstance, c: Container, auth: Record
     }
     for (const b of (p.badges as Obj[] | undefined) ?? []) await api('POST', `/projects/${id}/badges`, b, what);
     for (const h of (p.hooks as Obj[] | undefined) ?? []) await api('POST', `/projects/${id}/hooks`, h, what);
+    for (const v of (p.variables as Obj[] | undefined) ?? []) await api('POST', `/projects/${id}/variables`, v, what);
   }
 
   for (const [i, h] of (seed.hooks ?? []).entries()) await api('POST', '/hooks', h, `hooks.${i}`);

@@ -192,6 +192,23 @@ for (const dialect of DIALECTS) {
       await t.request('POST', '/-/test/reset');
     });
 
+    it('a seed declares CI variables of groups and projects', async () => {
+      const r = await t.request('POST', '/-/test/seed', { body: { seed: {
+        groups: [{ path: 'vars', variables: [{ key: 'GROUP_VAR', value: 'g', protected: true }] }],
+        projects: [{ path: 'vars/app', variables: [{ key: 'DEPLOY_TOKEN', value: 'secret-123', masked: true, environment_scope: 'production' }] }],
+      } } });
+      assert.equal(r.status, 204, r.text);
+      const g = await t.get('/api/v4/groups/vars/variables/GROUP_VAR');
+      assert.equal(g.status, 200, g.text);
+      assert.deepEqual([g.body.value, g.body.protected], ['g', true]);
+      const p = await t.get('/api/v4/projects/vars%2Fapp/variables/DEPLOY_TOKEN');
+      assert.equal(p.status, 200, p.text);
+      assert.deepEqual([p.body.value, p.body.masked, p.body.environment_scope], ['secret-123', true, 'production']);
+      const bad = await t.request('POST', '/-/test/seed', { body: { seed: { projects: [{ path: 'x', variables: [{ key: 'K' }] }] } } });
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.message, /projects\.0\.variables\.0: value is missing/);
+    });
+
     it('the OpenAPI document lists the test endpoints under their own tag', async () => {
       const doc = (await t.get('/api/v4/openapi.json')).body;
       const ops = Object.entries(doc.paths).filter(([p]) => p.startsWith('/-/test/'));
