@@ -69,6 +69,12 @@ export interface Config {
   testMode: boolean;
   /** The clock can be set and advanced through /-/test/clock (ANVIL_TEST_CLOCK, `--clock`); test mode only. */
   testClock: boolean;
+  /**
+   * TEST ONLY (ANVIL_TEST_CRASH_BEFORE_REF_PUBLISH=true): the process kills itself (SIGKILL) right
+   * after refs moved and before their changes are published, so the crash-recovery tests can show
+   * that every ref change still gets its event, hooks and pipeline once. Never set it otherwise.
+   */
+  testCrashBeforeRefPublish: boolean;
 }
 
 /** A bucket of an S3-compatible store. */
@@ -271,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     remoteImportObjstoreEnabled: bool('ANVIL_REMOTE_IMPORT_OBJSTORE', env.ANVIL_REMOTE_IMPORT_OBJSTORE, false),
     testMode,
     testClock,
+    testCrashBeforeRefPublish: bool('ANVIL_TEST_CRASH_BEFORE_REF_PUBLISH', env.ANVIL_TEST_CRASH_BEFORE_REF_PUBLISH, false),
   };
 }
 

@@ -770,6 +770,19 @@ export interface ProjectImportsTable {
   updated_at: string;
 }
 
+export interface RefChangeIntentsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number;
+  /** JSON: [{ref, before, after, commitCount?, commitTitle?}]; once published, the changes that happened */
+  changes: string;
+  state: string; // pending | published | discarded
+  /** The queued job that publishes the changes if the process that moved the refs did not */
+  job_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface ImportFailuresTable {
   id: Generated<number>;
   project_id: number;
@@ -818,6 +831,7 @@ export interface CiTriggersTable {
 export interface DB {
   project_exports: ProjectExportsTable;
   project_imports: ProjectImportsTable;
+  ref_change_intents: RefChangeIntentsTable;
   import_failures: ImportFailuresTable;
   vulnerability_scanners: VulnerabilityScannersTable;
   vulnerability_identifiers: VulnerabilityIdentifiersTable;

@@ -15,7 +15,10 @@ import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
 import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
 import { HOOK_DELIVERY_JOB, HOOK_LOG_PRUNE_EVERY_MS, HOOK_LOG_PRUNE_JOB, pruneHookRecords, runDelivery, scheduleHookPrune } from './hooks/delivery.js';
 import { deliverRefChanges } from './hooks/events.js';
-import { checkRepositoryPushPayload, REPOSITORY_PUSH_JOB } from './repository/ref_changes.js';
+import {
+  checkRepositoryPushPayload, pruneRefChangeIntentsNow, recoverRefChanges, REF_CHANGE_INTENTS_PRUNE_EVERY_MS, REF_CHANGE_INTENTS_PRUNE_JOB, REF_CHANGE_RECOVERY_JOB,
+  REPOSITORY_PUSH_JOB, scheduleRefChangeIntentsPrune,
+} from './repository/ref_changes.js';
 import { repositoryDir } from './repository/service.js';
 import { INGEST_SECURITY_REPORTS_JOB, ingestPipeline } from './vulnerabilities/findings.js';
 import { REPOSITORY_REFRESH_JOB, runRepositoryRefresh } from './repository/statistics.js';
@@ -31,6 +34,8 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
     const p = checkRepositoryPushPayload(payload);
     await deliverRefChanges(c, job.id, p, repositoryDir(c, p.projectId));
   },
+  // Ref changes whose process died before publishing them (src/domain/repository/ref_changes.ts).
+  [REF_CHANGE_RECOVERY_JOB]: (c) => (payload: { intentId: number }) => recoverRefChanges(c, payload),
   [HOOK_DELIVERY_JOB]: (c) => (payload: { deliveryId: number; attempt: number }) => runDelivery(c, payload),
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
   [PIPELINE_SCHEDULE_RUN_JOB]: (c) => (payload, job) => runSchedule(c, payload, job),
@@ -57,6 +62,10 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
     await pruneHookRecords(c);
     await scheduleHookPrune(c, new Date(clockNow() + HOOK_LOG_PRUNE_EVERY_MS), job.id);
   },
+  [REF_CHANGE_INTENTS_PRUNE_JOB]: (c) => async (_payload, job) => {
+    await pruneRefChangeIntentsNow(c);
+    await scheduleRefChangeIntentsPrune(c, new Date(clockNow() + REF_CHANGE_INTENTS_PRUNE_EVERY_MS), job.id);
+  },
 };
 
 /** Registers the handlers of `kinds` (default: all) on `c.queue`. */
@@ -76,4 +85,5 @@ export async function scheduleRecurringJobs(c: Container): Promise<void> {
   await scheduleArtifactsExpiry(c, soon);
   await scheduleExportsExpiry(c, soon);
   await scheduleHookPrune(c, soon);
+  await scheduleRefChangeIntentsPrune(c, soon);
 }

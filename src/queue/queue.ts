@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../db/schema.js';
 import {
-  insertBackgroundJob, leaseNextJob, markDead, markDone, markRetry, pruneJobs, renewLease, requeueExpiredLeases,
+  deleteQueuedJob, insertBackgroundJob, leaseNextJob, markDead, markDone, markRetry, pruneJobs, renewLease, requeueExpiredLeases,
   type BackgroundJobRow, type Lease,
 } from '../db/repos/background_jobs.js';
 import { Sleepers } from '../domain/shared/sleepers.js';
@@ -123,6 +123,16 @@ export class Queue {
     // Inside a transaction the row is not visible yet; the next poll picks it up.
     if (!opts.trx && runAt <= now) this.sleepers.wakeOne();
     return id;
+  }
+
+  /** Wakes the idle workers: jobs enqueued in a transaction that just committed run now, not at the next poll. */
+  wake(): void {
+    this.sleepers.wakeAll();
+  }
+
+  /** Deletes a job that has not started yet (in the caller's transaction, if given); false when it is running or gone. */
+  async cancelQueued(id: number, trx?: Kysely<DB>): Promise<boolean> {
+    return deleteQueuedJob(trx ?? this.db, id);
   }
 
   /** Starts the workers and the periodic maintenance. Does nothing with 0 workers. */

@@ -32,6 +32,7 @@ import * as m081 from './081_pipeline_schedules.js';
 import * as m095 from './095_topics.js';
 import * as m110 from './110_runners_token_digest.js';
 import * as m100 from './100_import_runs.js';
+import * as m101 from './101_ref_change_intents.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '095_topics': m095,
   '110_runners_token_digest': m110,
   '100_import_runs': m100,
+  '101_ref_change_intents': m101,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

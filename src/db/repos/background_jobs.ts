@@ -117,6 +117,12 @@ export async function pruneJobs(db: Kysely<DB>, state: 'done' | 'dead', before: 
   return Number(r.numDeletedRows);
 }
 
+/** Deletes a job still waiting to run; false when it is running, finished or gone. */
+export async function deleteQueuedJob(db: Kysely<DB>, id: number): Promise<boolean> {
+  const r = await db.deleteFrom('background_jobs').where('id', '=', id).where('state', '=', 'queued').executeTakeFirst();
+  return r.numDeletedRows > 0n;
+}
+
 /** Jobs per state, for metrics and tests. */
 export async function countJobsByState(db: Kysely<DB>): Promise<Record<string, number>> {
   const rows = await db

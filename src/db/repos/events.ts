@@ -2,6 +2,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { runPage } from '../paginate.js';
+import { inTransaction } from '../transaction.js';
 import type { DB, EventsTable, PushEventPayloadsTable } from '../schema.js';
 import { authorizedCondition, visibleProjectCondition, type AuthorizedScope, type ProjectVisibilityScope } from './projects.js';
 import type { UserRow } from './users.js';
@@ -12,7 +13,7 @@ export type NewPushPayload = Omit<Insertable<PushEventPayloadsTable>, 'event_id'
 
 /** Inserts an event and, for a push, its payload, together. */
 export async function insertEvent(db: Kysely<DB>, row: Insertable<EventsTable>, push: NewPushPayload | null): Promise<EventRow> {
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const event = await tx.insertInto('events').values(row).returningAll().executeTakeFirstOrThrow();
     if (push) await tx.insertInto('push_event_payloads').values({ ...push, event_id: event.id }).execute();
     return event;

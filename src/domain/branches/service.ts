@@ -1,6 +1,6 @@
 // Branches of a project's repository: list (search, pages), get, HEAD, create, delete, and
 // "delete merged branches" in the background. Every ref change goes through checkRefUpdates
-// first and publishRefChanges after, like a push.
+// first and moveRefs (its intent, the move, its publication) after, like a push.
 import type { Container } from '../context.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
@@ -15,14 +15,15 @@ import {
   type CommitInfo,
 } from '../../git/refs.js';
 import { branchNames, branchTips, branchWithCommit, commitsBySha, mergedBranches } from '../../git/ref_files.js';
-import { commitSingleFile, countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
+import { countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
+import { compareAndSwapRef, readCommit, writeCommit } from '../../git/objects.js';
 import { actingAs, type Actor } from '../auth/actor.js';
 import { apiError, DomainError, forbidden, notFound } from '../errors.js';
 import { canPushCode, canReadCode, projectAccess, type ProjectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
 import { canPushToBranch, developersCan, loadProtection, matchingRules, type ProtectionSet, type Pusher } from '../protected_branches/policy.js';
 import { checkRefUpdates, type RefUpdate } from '../repository/protection.js';
-import { publishRefChanges } from '../repository/ref_changes.js';
+import { moveRefs } from '../repository/ref_changes.js';
 import { repositoryDir } from '../repository/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
@@ -133,10 +134,13 @@ export async function createBranch(c: Container, actor: Actor, idOrPath: number 
   const { row, access } = await findProject(c, actor, idOrPath);
   if (!canPushCode(row, access)) throw forbidden();
   const dir = repositoryDir(c, row.id);
-  if (branchNames(dir).length === 0 && row.default_branch) {
+  if (branchNames(dir).length === 0 && row.default_branch && isValidBranchName(row.default_branch)) {
     const author = { name: actor.user.name, email: actor.user.commit_email || actor.user.email };
-    const sha = await commitSingleFile(dir, row.default_branch, { path: '.gitkeep', content: '' }, 'Initial commit', author).catch(() => null);
-    if (sha) await publishRefChanges(c, actor, row, [{ ref: `refs/heads/${row.default_branch}`, oldSha: ZERO_SHA, newSha: sha, force: false, commitCount: 1, commitTitle: 'Initial commit' }]);
+    const initial = await writeCommit(dir, { parent: null, actions: [{ action: 'create', filePath: '.gitkeep', content: Buffer.alloc(0) }], message: 'Initial commit', author, committer: author });
+    const head = `refs/heads/${row.default_branch}`;
+    // created only if it still does not exist (another request may have made it meanwhile)
+    await moveRefs(c, actor, row, [{ ref: head, oldSha: ZERO_SHA, newSha: initial.sha, force: false, commitCount: 1, commitTitle: 'Initial commit' }], () =>
+      compareAndSwapRef(dir, head, initial.sha, ZERO_SHA));
   }
   if (!validNewBranch(name)) throw apiError('Branch name is invalid');
   if (await findBranch(dir, name)) throw apiError('Branch already exists');
@@ -145,13 +149,11 @@ export async function createBranch(c: Container, actor: Actor, idOrPath: number 
 
   const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: ZERO_SHA, newSha: sha, force: false };
   await checkRefUpdates(c, actor, row, [update], { via: 'web' }); // a refusal is the reference's 400 with git's message
-  if (!(await createBranchRef(dir, name, sha))) throw apiError('Branch already exists');
   const base = row.default_branch && row.default_branch !== name ? await resolveRevision(dir, `refs/heads/${row.default_branch}`) : null;
+  const change = { ...update, commitCount: await countCommits(dir, sha, base, COMMIT_COUNT_CAP), commitTitle: (await readCommit(dir, sha))?.message.split('\n')[0] ?? null };
+  if (!(await moveRefs(c, actor, row, [change], () => createBranchRef(dir, name, sha)))) throw apiError('Branch already exists');
   const created = await findBranch(dir, name);
   if (!created) throw apiError('Branch already exists'); // deleted again in between
-  await publishRefChanges(c, actor, row, [
-    { ...update, commitCount: await countCommits(dir, sha, base, COMMIT_COUNT_CAP), commitTitle: created.commit.message.split('\n')[0] },
-  ]);
   return (await views(c, actor, row, access, [created]))[0];
 }
 
@@ -165,8 +167,9 @@ export async function deleteBranch(c: Container, actor: Actor, idOrPath: number 
   checkUnmodifiedSince(branch.commit.authoredDate, ifUnmodifiedSince);
   const update: RefUpdate = { ref: `refs/heads/${name}`, oldSha: branch.commit.id, newSha: ZERO_SHA, force: false };
   await checkRefUpdates(c, actor, row, [update], { via: 'web' }); // a refusal is the reference's 400 with git's message
-  if (!(await deleteBranchRef(dir, name, branch.commit.id))) throw apiError('Failed to remove branch');
-  await publishRefChanges(c, actor, row, [{ ...update, commitCount: 0, commitTitle: null }]);
+  if (!(await moveRefs(c, actor, row, [{ ...update, commitCount: 0, commitTitle: null }], () => deleteBranchRef(dir, name, branch.commit.id)))) {
+    throw apiError('Failed to remove branch');
+  }
 }
 
 /** DELETE /projects/:id/repository/merged_branches: queued; the job does the work. */
@@ -200,9 +203,7 @@ export async function runDeleteMergedBranches(c: Container, payload: { projectId
       if (e instanceof DomainError) continue;
       throw e;
     }
-    if (await deleteBranchRef(dir, ref.name, ref.commit.id)) {
-      await publishRefChanges(c, actor, row, [{ ...update, commitCount: 0, commitTitle: null }]);
-    }
+    await moveRefs(c, actor, row, [{ ...update, commitCount: 0, commitTitle: null }], () => deleteBranchRef(dir, ref.name, ref.commit.id));
   }
 }
 

@@ -2,7 +2,9 @@
 // moved gets a pipeline with source `push` when its commit has a CI file, planned in the
 // background. The queue job carries ids and shas only; it is idempotent: a job that runs again
 // finds the pipelines of its first run (same project, ref, shas, created since it was queued).
+import type { Kysely } from 'kysely';
 import type { Container } from '../context.js';
+import type { DB } from '../../db/schema.js';
 import { findBackgroundJob } from '../../db/repos/background_jobs.js';
 import { pushPipelineSince } from '../../db/repos/ci_pipeline_lists.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
@@ -41,14 +43,16 @@ const SKIP_CI_RE = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
  * Queues the push pipelines of these ref changes (called once per operation by
  * publishRefChanges). Removed refs and refs outside heads/tags make none.
  */
-export async function enqueuePushPipelines(c: Container, actor: Actor, project: ProjectRow, changes: { ref: string; oldSha: string; newSha: string }[]): Promise<void> {
+export async function enqueuePushPipelines(
+  c: Container, actor: Actor, project: ProjectRow, changes: { ref: string; oldSha: string; newSha: string }[], trx?: Kysely<DB>,
+): Promise<void> {
   if (project.builds_access_level === 'disabled') return;
   const wanted: PushedRef[] = changes
     .filter((ch) => ch.newSha !== ZERO && (ch.ref.startsWith('refs/heads/') || ch.ref.startsWith('refs/tags/')))
     .map((ch) => ({ ref: ch.ref, before: ch.oldSha, after: ch.newSha }));
   for (let i = 0; i < wanted.length; i += CHANGES_PER_JOB) {
     const payload: PushPipelinePayload = { projectId: project.id, userId: actor.user.id, changes: wanted.slice(i, i + CHANGES_PER_JOB) };
-    await c.queue.enqueue(PUSH_PIPELINE_JOB, payload);
+    await c.queue.enqueue(PUSH_PIPELINE_JOB, payload, { trx });
   }
 }
 

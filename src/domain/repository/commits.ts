@@ -1,6 +1,6 @@
 // Commits without git: a commit made from actions (the commits and files APIs both come here), and
 // the commit readers. Every commit goes through checkRefUpdates before its branch moves and
-// through publishRefChanges after; the branch moves by compare-and-swap, and a commit that lost
+// through moveRefs (its intent, the move, its publication); the branch moves by compare-and-swap, and a commit that lost
 // a race with another change of the branch is rebuilt on the new head, so none is ever lost.
 import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
@@ -26,7 +26,7 @@ import { findProject } from '../projects/find.js';
 import type { PageRequest, PageResult } from '../shared/page.js';
 import { canPushToBranch, loadProtection } from '../protected_branches/policy.js';
 import { checkRefUpdates } from './protection.js';
-import { publishRefChanges } from './ref_changes.js';
+import { moveRefs } from './ref_changes.js';
 import { repositoryDir } from './service.js';
 import { ensureCommitGraph } from './statistics.js';
 
@@ -154,11 +154,11 @@ async function commitNow(c: Container, actor: Actor, repo: RepositoryRef, req: C
     const force = head !== null && !(await isAncestor(dir, head, written.sha));
     const update = { ref, oldSha, newSha: written.sha, force, changedPaths: written.changedPaths };
     await checkRefUpdates(c, actor, row, [update], { via: 'web' });
-    if (!(await compareAndSwapRef(dir, ref, written.sha, oldSha))) {
+    const change = { ...update, commitCount: 1, commitTitle: titleOf(req.message) };
+    if (!(await moveRefs(c, actor, row, [change], () => compareAndSwapRef(dir, ref, written.sha, oldSha)))) {
       await pause(5 + Math.random() * 20 * (attempt + 1)); // the branch moved meanwhile: rebuild on its new head
       continue;
     }
-    await publishRefChanges(c, actor, row, [{ ...update, commitCount: 1, commitTitle: titleOf(req.message) }]);
     return written.sha;
   }
   throw apiError(`Could not update ${ref}. Please refresh and try again.`);

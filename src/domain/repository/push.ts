@@ -1,7 +1,8 @@
 // Running git's upload-pack and receive-pack for a caller already checked by gitAccess. A push
 // runs with Anvil's pre-receive hook: every ref update goes through checkRefUpdates before any
-// ref moves (a refusal rejects the whole push and its message reaches `git push` output), and
-// once receive-pack has finished, the refs that really moved are published once.
+// ref moves (a refusal rejects the whole push and its message reaches `git push` output), the
+// accepted updates are written down as an intent, and once receive-pack has finished, the refs
+// that really moved are published once.
 import path from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -14,7 +15,7 @@ import type { Actor } from '../auth/actor.js';
 import { DomainError } from '../errors.js';
 import type { GitTarget } from './git_access.js';
 import { checkRefUpdates, type RefUpdate } from './protection.js';
-import { publishRefChanges, type PublishedRefChange } from './ref_changes.js';
+import { publishRefChanges, recordRefChangeIntent, type PublishedRefChange } from './ref_changes.js';
 
 export { advertisementType, isGitService, resultType, serviceHeader } from '../../git/smart_http.js';
 
@@ -84,12 +85,15 @@ export interface GitRun {
  */
 export async function receivePack(c: Container, actor: Actor, target: GitTarget, protocol?: string): Promise<GitRun> {
   const { project, dir } = target;
-  let accepted: RefUpdate[] | null = null;
+  let accepted: { updates: RefUpdate[]; intentId: number } | null = null;
   const listener = await listenForHook(async (lines, env) => {
     try {
       const updates = await refUpdates(dir, lines, env);
       await checkRefUpdates(c, actor, project, updates);
-      accepted = updates;
+      // Written down before git moves a ref: should this process die before publishing, the
+      // changes are published all the same (src/domain/repository/ref_changes.ts).
+      const intentId = await recordRefChangeIntent(c, actor, project, updates);
+      accepted = { updates, intentId };
       return { ok: true };
     } catch (e) {
       try {
@@ -113,11 +117,11 @@ export async function receivePack(c: Container, actor: Actor, target: GitTarget,
   child.on('close', (code) => {
     listener.close();
     if (code !== 0) c.log.warn({ projectId: project.id, code, stderr: Buffer.concat(stderr).toString('utf8').slice(0, 2000) }, 'receive-pack failed');
-    const updates = accepted as RefUpdate[] | null;
+    const push = accepted as { updates: RefUpdate[]; intentId: number } | null;
     void (async () => {
-      if (!updates || updates.length === 0) return;
-      const changes = await describeChanges(project, dir, updates);
-      if (changes.length > 0) await publishRefChanges(c, actor, project, changes);
+      if (!push) return;
+      // publishes those that moved, or drops the intent when none did
+      await publishRefChanges(c, actor, project, await describeChanges(project, dir, push.updates), push.intentId);
     })()
       .catch((err: unknown) => c.log.error({ err, projectId: project.id }, 'publishing pushed refs failed'))
       .finally(() => output.end());

@@ -2,6 +2,8 @@
 // language breakdown for GET /projects/:id/languages. Computing them reads the whole default branch,
 // so they are computed once (on first use) and then refreshed by a job after pushes to the default
 // branch, never per request. The same job keeps the repository's commit-graph current.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { Container } from '../context.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import {
@@ -89,10 +91,10 @@ const GRAPH_ASK_MS = 60_000;
 const graphAsked = new Map<string, number>();
 
 /** Queues a refresh unless one for this project is already waiting (a burst of pushes refreshes once). */
-export async function scheduleRepositoryRefresh(c: Container, projectId: number): Promise<void> {
+export async function scheduleRepositoryRefresh(c: Container, projectId: number, trx?: Kysely<DB>): Promise<void> {
   const payload = { projectId };
-  if (await pendingJobWithPayload(c.db, REPOSITORY_REFRESH_JOB, JSON.stringify(payload))) return;
-  await c.queue.enqueue(REPOSITORY_REFRESH_JOB, payload);
+  if (await pendingJobWithPayload(trx ?? c.db, REPOSITORY_REFRESH_JOB, JSON.stringify(payload))) return;
+  await c.queue.enqueue(REPOSITORY_REFRESH_JOB, payload, { trx });
 }
 
 /** The refresh job: idempotent (it recomputes from the repository as it is now). */

@@ -14,7 +14,7 @@ import type { PageRequest, PageResult } from '../shared/page.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { readableRepository, type RepositoryRef } from './commits.js';
 import { checkRefUpdates, type RefUpdate } from './protection.js';
-import { publishRefChanges } from './ref_changes.js';
+import { moveRefs } from './ref_changes.js';
 
 export interface TagView {
   tag: TagInfo;
@@ -93,8 +93,7 @@ export async function createTag(c: Container, actor: Actor, idOrPath: number | s
   const sha = message ? await writeTagObject(repo.dir, input.tag_name, commit, message, tagger) : commit;
   const update: RefUpdate = { ref: TAGS + input.tag_name, oldSha: ZERO_SHA, newSha: sha, force: false };
   await checkRefUpdates(c, actor, repo.row, [update], { via: 'web' });
-  if (!(await createTagRef(repo.dir, input.tag_name, sha))) throw apiError(`Tag ${input.tag_name} already exists`);
-  await publishRefChanges(c, actor, repo.row, [update]);
+  if (!(await moveRefs(c, actor, repo.row, [update], () => createTagRef(repo.dir, input.tag_name, sha)))) throw apiError(`Tag ${input.tag_name} already exists`);
   return getTag(c, actor, repo.row.id, input.tag_name);
 }
 
@@ -112,6 +111,5 @@ export async function deleteTag(c: Container, actor: Actor, idOrPath: number | s
   if (tag.commit) checkUnmodifiedSince(tag.commit.authoredDate, ifUnmodifiedSince);
   const update: RefUpdate = { ref: TAGS + name, oldSha: tag.target, newSha: ZERO_SHA, force: false };
   await checkRefUpdates(c, actor, repo.row, [update], { via: 'web' });
-  if (!(await deleteTagRef(repo.dir, name, tag.target))) throw apiError('Failed to remove tag');
-  await publishRefChanges(c, actor, repo.row, [update]);
+  if (!(await moveRefs(c, actor, repo.row, [update], () => deleteTagRef(repo.dir, name, tag.target)))) throw apiError('Failed to remove tag');
 }
