@@ -51,7 +51,8 @@ describe('the package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
   });
 
   it('`npx anvil serve --ephemeral` prints its ready line and serves', async () => {
-    const proc = spawn('npx', ['anvil', 'serve', '--ephemeral'], { cwd: app, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // Its own process group: npx runs the command in a child of its own, which a signal to npx alone would leave running.
+    const proc = spawn('npx', ['anvil', 'serve', '--ephemeral'], { cwd: app, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     try {
       const line = await new Promise<string>((resolve, reject) => {
         readline.createInterface({ input: proc.stdout! }).once('line', resolve);
@@ -62,8 +63,9 @@ describe('the package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as { version: string }).version, '15.1.0');
     } finally {
-      proc.kill('SIGTERM');
-      await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
+      const exited = new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
+      process.kill(-proc.pid!, 'SIGTERM');
+      await exited;
     }
   });
 
