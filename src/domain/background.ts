@@ -2,27 +2,46 @@
 // on every node's queue (any node runs any job); a test may register only the kinds it drives.
 import type { JobHandler } from '../queue/queue.js';
 import { DELETE_MERGED_BRANCHES_JOB, runDeleteMergedBranches } from './branches/service.js';
-import { ARTIFACTS_EXPIRE_JOB, ARTIFACTS_EXPIRE_EVERY_MS, expireArtifacts, scheduleArtifactsExpiry } from './ci/artifacts.js';
+import { ARTIFACTS_EXPIRE_JOB, ARTIFACTS_EXPIRE_EVERY_MS, expireArtifacts } from './ci/artifacts.js';
 import { PIPELINE_SCHEDULE_RUN_JOB, runSchedule } from './ci/pipeline_schedules.js';
 import { PUSH_PIPELINE_JOB, runPushPipelines } from './ci/push_pipelines.js';
 import type { Container } from './context.js';
-import { EVENTS_PRUNE_EVERY_MS, EVENTS_PRUNE_JOB, pruneOldEvents, scheduleEventsPrune } from './events/service.js';
+import { EVENTS_PRUNE_EVERY_MS, EVENTS_PRUNE_JOB, pruneOldEvents } from './events/service.js';
 import {
-  EXPORTS_EXPIRE_EVERY_MS, EXPORTS_EXPIRE_JOB, expireExports, PROJECT_EXPORT_JOB, PROJECT_EXPORT_UPLOAD_JOB, runExport, runExportUpload, scheduleExportsExpiry,
+  EXPORTS_EXPIRE_EVERY_MS, EXPORTS_EXPIRE_JOB, expireExports, PROJECT_EXPORT_JOB, PROJECT_EXPORT_UPLOAD_JOB, runExport, runExportUpload,
 } from './import_export/export.js';
 import { PROJECT_IMPORT_JOB, runImport } from './import_export/import.js';
 import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
 import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
-import { HOOK_DELIVERY_JOB, HOOK_LOG_PRUNE_EVERY_MS, HOOK_LOG_PRUNE_JOB, pruneHookRecords, runDelivery, scheduleHookPrune } from './hooks/delivery.js';
+import { HOOK_DELIVERY_JOB, HOOK_LOG_PRUNE_EVERY_MS, HOOK_LOG_PRUNE_JOB, pruneHookRecords, runDelivery } from './hooks/delivery.js';
 import { deliverRefChanges } from './hooks/events.js';
 import {
   checkRepositoryPushPayload, pruneRefChangeIntentsNow, recoverRefChanges, REF_CHANGE_INTENTS_PRUNE_EVERY_MS, REF_CHANGE_INTENTS_PRUNE_JOB, REF_CHANGE_RECOVERY_JOB,
-  REPOSITORY_PUSH_JOB, scheduleRefChangeIntentsPrune,
+  REPOSITORY_PUSH_JOB,
 } from './repository/ref_changes.js';
 import { repositoryDir } from './repository/service.js';
 import { INGEST_SECURITY_REPORTS_JOB, ingestPipeline } from './vulnerabilities/findings.js';
 import { REPOSITORY_REFRESH_JOB, runRepositoryRefresh } from './repository/statistics.js';
+import { failStuckRunnerJobs, RUNNER_STUCK_SWEEP_JOB, stuckSweepEveryMs } from './runners/jobs.js';
+import { pendingJobExists } from '../db/repos/background_jobs.js';
 import { now as clockNow } from '../shared/clock.js';
+
+/** Work that runs again and again: each run queues the next (one waiting run at a time, whatever the nodes). */
+const RECURRING: { kind: string; everyMs: (c: Container) => number; run: (c: Container) => Promise<unknown> }[] = [
+  { kind: EVENTS_PRUNE_JOB, everyMs: () => EVENTS_PRUNE_EVERY_MS, run: pruneOldEvents },
+  { kind: ARTIFACTS_EXPIRE_JOB, everyMs: () => ARTIFACTS_EXPIRE_EVERY_MS, run: expireArtifacts },
+  { kind: EXPORTS_EXPIRE_JOB, everyMs: () => EXPORTS_EXPIRE_EVERY_MS, run: expireExports },
+  { kind: HOOK_LOG_PRUNE_JOB, everyMs: () => HOOK_LOG_PRUNE_EVERY_MS, run: pruneHookRecords },
+  { kind: REF_CHANGE_INTENTS_PRUNE_JOB, everyMs: () => REF_CHANGE_INTENTS_PRUNE_EVERY_MS, run: pruneRefChangeIntentsNow },
+  // registered runners' jobs whose runner went away, also when no other runner polls
+  { kind: RUNNER_STUCK_SWEEP_JOB, everyMs: stuckSweepEveryMs, run: failStuckRunnerJobs },
+];
+
+/** Queues a run of recurring work at `runAt` unless one is already waiting (several nodes start at once). */
+export async function scheduleRecurring(c: Container, kind: string, runAt: Date, exceptJobId: number | null = null): Promise<void> {
+  if (await pendingJobExists(c.db, kind, exceptJobId)) return;
+  await c.queue.enqueue(kind, {}, { runAt });
+}
 
 const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [PROJECT_DESTROY_JOB]: (c) => (payload: { projectId: number }) => runProjectDestroy(c, payload),
@@ -45,27 +64,15 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [INGEST_SECURITY_REPORTS_JOB]: (c) => async (payload: { pipelineId: number }) => {
     await ingestPipeline(c, Number(payload.pipelineId));
   },
-  // Recurring work reschedules itself after each run (the next run is a new job).
-  [EVENTS_PRUNE_JOB]: (c) => async (_payload, job) => {
-    await pruneOldEvents(c);
-    await scheduleEventsPrune(c, new Date(clockNow() + EVENTS_PRUNE_EVERY_MS), job.id);
-  },
-  [ARTIFACTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
-    await expireArtifacts(c);
-    await scheduleArtifactsExpiry(c, new Date(clockNow() + ARTIFACTS_EXPIRE_EVERY_MS), job.id);
-  },
-  [EXPORTS_EXPIRE_JOB]: (c) => async (_payload, job) => {
-    await expireExports(c);
-    await scheduleExportsExpiry(c, new Date(clockNow() + EXPORTS_EXPIRE_EVERY_MS), job.id);
-  },
-  [HOOK_LOG_PRUNE_JOB]: (c) => async (_payload, job) => {
-    await pruneHookRecords(c);
-    await scheduleHookPrune(c, new Date(clockNow() + HOOK_LOG_PRUNE_EVERY_MS), job.id);
-  },
-  [REF_CHANGE_INTENTS_PRUNE_JOB]: (c) => async (_payload, job) => {
-    await pruneRefChangeIntentsNow(c);
-    await scheduleRefChangeIntentsPrune(c, new Date(clockNow() + REF_CHANGE_INTENTS_PRUNE_EVERY_MS), job.id);
-  },
+  ...Object.fromEntries(
+    RECURRING.map((r) => [
+      r.kind,
+      (c: Container): JobHandler => async (_payload, job) => {
+        await r.run(c);
+        await scheduleRecurring(c, r.kind, new Date(clockNow() + r.everyMs(c)), job.id);
+      },
+    ]),
+  ),
 };
 
 /** Registers the handlers of `kinds` (default: all) on `c.queue`. */
@@ -81,9 +88,5 @@ export function registerBackgroundJobs(c: Container, kinds: readonly string[] = 
 export async function scheduleRecurringJobs(c: Container): Promise<void> {
   if (c.config.queueWorkers <= 0) return;
   const soon = new Date(clockNow() + 60_000);
-  await scheduleEventsPrune(c, soon);
-  await scheduleArtifactsExpiry(c, soon);
-  await scheduleExportsExpiry(c, soon);
-  await scheduleHookPrune(c, soon);
-  await scheduleRefChangeIntentsPrune(c, soon);
+  for (const r of RECURRING) await scheduleRecurring(c, r.kind, soon);
 }

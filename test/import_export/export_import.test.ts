@@ -18,8 +18,8 @@ import { multipart, PNG } from '../helpers/project_resources.js';
 import { insertFinishedPipelinesBulk } from '../../src/db/repos/bulk_ci.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
 import { gitText } from '../../src/git/git.js';
-import { EXPORTS_EXPIRE_JOB, scheduleExportsExpiry } from '../../src/domain/import_export/export.js';
-import { registerBackgroundJobs } from '../../src/domain/background.js';
+import { EXPORTS_EXPIRE_JOB } from '../../src/domain/import_export/export.js';
+import { registerBackgroundJobs, scheduleRecurring } from '../../src/domain/background.js';
 import { findExport } from '../../src/db/repos/project_import_export.js';
 import { testQueue, waitFor } from '../helpers/queue.js';
 
@@ -331,7 +331,7 @@ for (const dialect of DIALECTS) {
 
       const queue = testQueue(t.c.db);
       registerBackgroundJobs({ ...t.c, queue }, [EXPORTS_EXPIRE_JOB]);
-      await scheduleExportsExpiry({ ...t.c, queue }, new Date());
+      await scheduleRecurring({ ...t.c, queue }, EXPORTS_EXPIRE_JOB, new Date());
       queue.start();
       try {
         await waitFor('the expiry job to run', async () => (await t.c.db.selectFrom('background_jobs').select('id').where('kind', '=', EXPORTS_EXPIRE_JOB).where('state', '=', 'done').execute()).length > 0);

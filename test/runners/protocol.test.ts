@@ -13,7 +13,9 @@ import { JUNIT_REPORT, plannedJob } from '../helpers/ci.js';
 import { jobsOf, makePipeline, repoProject, type RepoProject } from '../ci/runner_fixtures.js';
 import { executeShellJob, TestRunnerClient } from '../helpers/runner_client.js';
 import { storedZip } from '../helpers/zip.js';
-import { failStuckRunnerJobs } from '../../src/domain/runners/jobs.js';
+import { RUNNER_STUCK_SWEEP_JOB } from '../../src/domain/runners/jobs.js';
+import { registerBackgroundJobs, scheduleRecurring } from '../../src/domain/background.js';
+import { testQueue, waitFor } from '../helpers/queue.js';
 
 const REG_TOKEN = 'instance-registration-token-0123';
 
@@ -255,7 +257,19 @@ for (const dialect of DIALECTS) {
       await runner.sendTrace(payload.id, payload.token, Buffer.from('started\n'), 100);
       // Its last contact an hour and a second ago.
       await t.c.db.updateTable('ci_jobs').set({ updated_at: new Date(Date.now() - 3601_000).toISOString() }).where('id', '=', payload.id).execute();
-      assert.equal(await failStuckRunnerJobs(t.c), 1);
+      // No runner polls any more: the recurring sweep, run by the background queue, finds the job.
+      const queue = testQueue(t.c.db);
+      registerBackgroundJobs({ ...t.c, queue }, [RUNNER_STUCK_SWEEP_JOB]);
+      await scheduleRecurring({ ...t.c, queue }, RUNNER_STUCK_SWEEP_JOB, new Date());
+      queue.start();
+      try {
+        await waitFor('the sweep to fail the job', async () => (await job(p.id, 'lost')).status === 'failed', 20_000);
+      } finally {
+        await queue.stop();
+      }
+      // and it queued its next run
+      const next = await t.c.db.selectFrom('background_jobs').select('run_at').where('kind', '=', RUNNER_STUCK_SWEEP_JOB).where('state', '=', 'queued').execute();
+      assert.equal(next.length, 1);
       const lost = await job(p.id, 'lost');
       assert.equal(lost.status, 'failed');
       assert.equal(lost.failure_reason, 'stuck_or_timeout_failure');

@@ -9,7 +9,6 @@ import {
   artifactRowsOfJobs, deleteArtifactRow, deleteJobArtifactRows, expiredArtifacts, latestSuccessfulPipelineId,
   pipelineJobIdsAfter, setJobArtifactsExpireAt, upsertArtifact, type ArtifactRow,
 } from '../../db/repos/ci_artifacts.js';
-import { pendingJobExists } from '../../db/repos/background_jobs.js';
 import { deleteTraceChunks } from '../../db/repos/ci_traces.js';
 import { getSettings } from '../settings/service.js';
 import { nowIso } from '../shared/time.js';
@@ -146,8 +145,3 @@ export async function expireArtifacts(c: Container, now = nowIso()): Promise<num
   }
 }
 
-/** Queues the next expiry run at `runAt` unless one is already waiting (several nodes start at once). */
-export async function scheduleArtifactsExpiry(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
-  if (await pendingJobExists(c.db, ARTIFACTS_EXPIRE_JOB, exceptJobId)) return;
-  await c.queue.enqueue(ARTIFACTS_EXPIRE_JOB, {}, { runAt });
-}

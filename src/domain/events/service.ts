@@ -2,7 +2,6 @@
 // one; the three lists show only events the caller may see, and never those older than three
 // years (a daily job deletes them).
 import type { Container } from '../context.js';
-import { pendingJobExists } from '../../db/repos/background_jobs.js';
 import {
   eventAuthors,
   insertEvent,
@@ -286,8 +285,3 @@ export async function pruneOldEvents(c: Container, now = nowDate()): Promise<num
   }
 }
 
-/** Queues the next prune at `runAt` unless one is already waiting (several nodes start at once). */
-export async function scheduleEventsPrune(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
-  if (await pendingJobExists(c.db, EVENTS_PRUNE_JOB, exceptJobId)) return;
-  await c.queue.enqueue(EVENTS_PRUNE_JOB, {}, { runAt });
-}

@@ -5,7 +5,6 @@
 // workers, at most PER_HOOK_CONCURRENCY at once per hook in a process.
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { pendingJobExists } from '../../db/repos/background_jobs.js';
 import type { Container } from '../context.js';
 import {
   findDelivery, findSystemHook, insertDeliveries, insertHookLog, pruneDeliveries, pruneHookLogs, settleDelivery,
@@ -251,8 +250,3 @@ export async function pruneHookRecords(c: Container, now = clockNow()): Promise<
 /** The prune of old log entries and finished deliveries runs daily. */
 export const HOOK_LOG_PRUNE_EVERY_MS = 24 * 3600_000;
 
-/** Queues the next prune unless one is already waiting (several nodes start at once). */
-export async function scheduleHookPrune(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
-  if (await pendingJobExists(c.db, HOOK_LOG_PRUNE_JOB, exceptJobId)) return;
-  await c.queue.enqueue(HOOK_LOG_PRUNE_JOB, {}, { runAt });
-}

@@ -15,7 +15,6 @@ import { createAccessOf, protectedTagsOf } from '../../db/repos/protected_tags.j
 import { projectBadgesOf } from '../../db/repos/badges.js';
 import { listCustomAttributes } from '../../db/repos/custom_attributes.js';
 import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
-import { pendingJobExists } from '../../db/repos/background_jobs.js';
 import { createBundle } from '../../git/bundle.js';
 import { EXPORT_VERSION, FILES, exportFilename, relationFile } from '../../import_export/format.js';
 import { writeNdjson } from '../../import_export/ndjson.js';
@@ -310,8 +309,3 @@ export async function expireExports(c: Container, now = clockNow()): Promise<num
   }
 }
 
-/** Queues the next expiry run at `runAt` unless one is already waiting (several nodes start at once). */
-export async function scheduleExportsExpiry(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
-  if (await pendingJobExists(c.db, EXPORTS_EXPIRE_JOB, exceptJobId)) return;
-  await c.queue.enqueue(EXPORTS_EXPIRE_JOB, {}, { runAt });
-}

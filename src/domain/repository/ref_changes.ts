@@ -21,7 +21,6 @@ import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
 import {
   claimRefChangeIntent, discardRefChangeIntent, findRefChangeIntent, insertRefChangeIntent, laterRefChangeIntents, pruneRefChangeIntents, setRefChangeIntentJob,
 } from '../../db/repos/ref_change_intents.js';
-import { pendingJobExists } from '../../db/repos/background_jobs.js';
 import { touchProjectActivity } from '../../db/repos/repository_statistics.js';
 import { findUserById } from '../../db/repos/users.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -204,11 +203,6 @@ export async function pruneRefChangeIntentsNow(c: Container): Promise<void> {
   while ((await pruneRefChangeIntents(c.db, before, 1000)) === 1000) { /* next batch */ }
 }
 
-/** Queues the prune unless one waits already (every node schedules it at start). */
-export async function scheduleRefChangeIntentsPrune(c: Container, runAt: Date, exceptJobId: number | null = null): Promise<void> {
-  if (await pendingJobExists(c.db, REF_CHANGE_INTENTS_PRUNE_JOB, exceptJobId)) return;
-  await c.queue.enqueue(REF_CHANGE_INTENTS_PRUNE_JOB, {}, { runAt });
-}
 
 const isTag = (ref: string) => ref.startsWith('refs/tags/');
 const shortRef = (ref: string) => ref.replace(/^refs\/(heads|tags)\//, '');

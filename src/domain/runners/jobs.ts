@@ -24,6 +24,7 @@ import { getSettings } from '../settings/service.js';
 import { badRequest, forbidden, invalidParams, notFound, payloadTooLarge } from '../errors.js';
 import { digest } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
+import { now as clockNow } from '../../shared/clock.js';
 import { FAILURE_REASONS } from './payload.js';
 
 /** How often the runner should send the log (seconds): the reference's interval while someone watches. */
@@ -216,12 +217,16 @@ export async function dependencyArchive(c: Container, jobId: number, token: unkn
   return { stream, size: Number(archive.size), filename: archive.filename };
 }
 
+/** The background job that fails stuck jobs, and how often it runs: a minute, or half the stuck time when that is shorter. */
+export const RUNNER_STUCK_SWEEP_JOB = 'runner_stuck_sweep';
+export const stuckSweepEveryMs = (c: Container): number => Math.min(60_000, c.config.runnerStuckSeconds * 500);
+
 /**
  * Fails the running jobs of registered runners that sent nothing for ANVIL_RUNNER_STUCK_SECONDS:
  * their runner is gone. The log so far is kept, with a line saying why.
  */
 export async function failStuckRunnerJobs(c: Container): Promise<number> {
-  const before = new Date(Date.now() - c.config.runnerStuckSeconds * 1000).toISOString();
+  const before = new Date(clockNow() - c.config.runnerStuckSeconds * 1000).toISOString();
   let failed = 0;
   for (const j of await stuckRunnerBuilds(c.db, before, 200)) {
     const done = await finishJob(c, j.id, { status: 'failed', failureReason: 'stuck_or_timeout_failure', exitCode: null, coverage: null });

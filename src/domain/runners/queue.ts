@@ -16,7 +16,6 @@ import { conflict } from '../errors.js';
 import { startJob } from '../ci/state.js';
 import { BUILT_IN_RUNNER_ID } from '../ci/built_in_runner.js';
 import { tagsOf } from './runners.js';
-import { failStuckRunnerJobs } from './jobs.js';
 
 /** Pending builds looked at per request (oldest first); a runner matching none of them waits. */
 const SCAN_LIMIT = 500;
@@ -123,18 +122,12 @@ async function waitForChange(c: Container, runner: RunnerRow, version: string, m
 
 export type JobRequestResult = { kind: 'job'; payload: Record<string, unknown>; version: string } | { kind: 'none'; version: string };
 
-let lastStuckSweep = 0;
-
 /**
  * `POST /jobs/request`: a job for the runner, or none. When the runner's `last_update` is the
  * queue's version (nothing changed since its last look), waits up to the long-poll bound first.
  * 409 when every build it could take was taken by another runner meanwhile (it asks again).
  */
 export async function requestJob(c: Container, runner: RunnerRow, lastUpdate: string | null, signal: AbortSignal): Promise<JobRequestResult> {
-  if (Date.now() - lastStuckSweep > 10_000) {
-    lastStuckSweep = Date.now();
-    void failStuckRunnerJobs(c).catch((err) => c.log.warn({ err }, 'runners: failing stuck jobs failed'));
-  }
   let version = await queueVersion(c, runner);
   if (lastUpdate !== null && lastUpdate === version && c.config.runnerLongPollSeconds > 0) {
     await waitForChange(c, runner, version, c.config.runnerLongPollSeconds * 1000, signal);
