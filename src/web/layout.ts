@@ -21,6 +21,7 @@ export function layout(s: Shell): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${s.title} &middot; Anvil</title>
 ${s.csrf ? html`<meta name="csrf-token" content="${s.csrf}">` : ''}
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('app.css')}">
 <script type="module" src="${assetUrl('app.js')}"></script>
 </head>

@@ -10,6 +10,7 @@ import { cookie, SESSION_COOKIE } from '../http/auth.js';
 import { apiClient } from './api.js';
 import { ASSET_PREFIX, asset } from './assets.js';
 import { layout } from './layout.js';
+import { html } from './html.js';
 import { PageNotFound, SENT, SignInRequired, type PageContext, type PageOutcome, type ProjectPageContext, type Viewer } from './page.js';
 import { accessOf, projectNav } from './project_nav.js';
 import { projectPages, sitePages } from './pages/index.js';
@@ -20,6 +21,10 @@ import { registerSignIn } from './pages/sign_in.js';
 import { registerAdminMode } from './pages/admin_mode.js';
 
 type SiteHandler = (ctx: PageContext) => Promise<PageOutcome>;
+
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#24243a"/>' +
+  '<path d="M5 10h17c0 4 3 6 5 6v3h-7l2 6H10l2-6H9c-2 0-4-2-4-5z" fill="#f0b400"/></svg>';
 type ProjectHandler = (ctx: ProjectPageContext) => Promise<PageOutcome>;
 
 /**
@@ -46,6 +51,11 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
       .header('cache-control', fresh ? 'public, max-age=31536000, immutable' : 'no-cache')
       .send(a.body);
   });
+
+  // The tab's icon: an anvil-ish mark, small enough to live here (browsers ask /favicon.ico on their own).
+  for (const at of ['/favicon.ico', '/favicon.svg']) {
+    app.get(at, async (_req, reply) => reply.header('content-type', 'image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON));
+  }
 
   registerSignIn(app, c);
   registerAdminMode(app, c);
@@ -108,7 +118,9 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
       };
       const out = await (found.store as { handler: ProjectHandler }).handler(pctx);
       if (out === SENT) return out;
-      return { ...out, aside: projectNav(p.body, pctx.access, out.section) };
+      // An archived project says so on every page (the API refuses its writes).
+      const body = p.body.archived ? html`<p class="flash archived-banner" role="status">This project is archived. It is read-only: no pushes, pipelines or changes.</p>${out.body}` : out.body;
+      return { ...out, body, aside: projectNav(p.body, pctx.access, out.section) };
     }
     // Not a project: a group (its pages follow `/-/` too), else a user.
     const group = await ctx.api.get(`/groups/${encodeURIComponent(projectPath)}?with_projects=false`);

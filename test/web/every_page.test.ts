@@ -105,6 +105,48 @@ for (const dialect of DIALECTS) {
       await page.getByText('failed (allowed to fail)').first().waitFor();
     });
 
+    it('dead ends followed: the jobs list and its filter, pipelines of one ref (a badge\'s link), a manual job, Members in the menu, the favicon', async () => {
+      const ctx = await browser.newContext({ baseURL: s.url });
+      contexts.push(ctx);
+      const page = await ctx.newPage();
+      await signIn(page, s.url, 'root', WEB_ROOT_PASSWORD);
+      const full = `/${project.path_with_namespace}`;
+      await page.goto(`${full}/-/pipelines`);
+      await page.getByRole('main').getByRole('link', { name: 'Jobs' }).click();
+      await page.waitForURL(`${s.url}${full}/-/jobs`);
+      // the rows are the API's list, newest first; the tab filters as the API's scope does
+      const ids = () => page.locator('table.jobs tr[data-job-id]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-job-id'))));
+      const api = (q: string) => s.api('GET', `/projects/${project.id}/jobs?per_page=20${q}`).then((r) => r.body.map((j: any) => j.id));
+      assert.deepEqual(await ids(), await api(''));
+      await page.getByRole('link', { name: 'failed', exact: true }).click();
+      await page.waitForURL(`${s.url}${full}/-/jobs?scope=failed`);
+      const failed = await api('&scope[]=failed');
+      assert.ok(failed.length > 0);
+      assert.deepEqual(await ids(), failed);
+      assert.deepEqual(await seriousA11yViolations(page), []);
+
+      const main = (await s.api('GET', `/projects/${project.id}/pipelines?ref=main`)).body;
+      await page.goto(`${full}/-/pipelines?ref=main`);
+      assert.deepEqual(await page.locator('tr[data-pipeline-id]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-pipeline-id')))), main.map((p: any) => p.id));
+      await page.getByText('Pipelines for main').waitFor();
+      await page.goto(`${full}/-/pipelines?ref=no-such-ref`);
+      await page.getByText('No pipelines to show.').waitFor();
+      await page.getByRole('link', { name: 'Show all refs' }).click();
+      await page.waitForURL(`${s.url}${full}/-/pipelines`);
+
+      const deploy = (await s.api('GET', `/projects/${project.id}/jobs?scope[]=manual`)).body[0];
+      await page.goto(new URL(deploy.web_url).pathname);
+      await page.getByText('This is a manual job: it runs when a developer runs it (Run job).').waitFor();
+      await page.getByRole('button', { name: 'Run job' }).waitFor();
+
+      await page.goto(`${full}/-/project_members`);
+      assert.equal(await page.locator('nav.aside a[aria-current="page"]').innerText(), 'Members');
+      const icon = await page.request.get(`${s.url}/favicon.ico`);
+      assert.equal(icon.status(), 200);
+      assert.equal(icon.headers()['content-type'], 'image/svg+xml');
+      assert.equal(await page.locator('link[rel="icon"]').getAttribute('href'), '/favicon.svg');
+    });
+
     for (const width of WIDTHS) {
       it(`${width} px: no page scrolls sideways, axe finds nothing serious, no script error`, async () => {
         const ctx = await browser.newContext({ baseURL: s.url, viewport: { width, height: 800 }, isMobile: width < 500, hasTouch: width < 500 });
@@ -152,5 +194,19 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(scriptErrors, []);
       });
     }
+
+    it('an archived project says so on every page and offers no Run pipeline', async () => {
+      assert.equal((await s.api('POST', `/projects/${project.id}/archive`)).status, 201);
+      const ctx = await browser.newContext({ baseURL: s.url });
+      contexts.push(ctx);
+      const page = await ctx.newPage();
+      await signIn(page, s.url, 'root', WEB_ROOT_PASSWORD);
+      for (const at of ['', '/-/pipelines', '/-/tree/main']) {
+        await page.goto(`/${project.path_with_namespace}${at}`);
+        await page.getByText('This project is archived. It is read-only: no pushes, pipelines or changes.').waitFor();
+      }
+      await page.goto(`/${project.path_with_namespace}/-/pipelines`);
+      assert.equal(await page.getByText('Run a new pipeline').count(), 0);
+    });
   });
 }

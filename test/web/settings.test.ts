@@ -177,7 +177,7 @@ for (const dialect of DIALECTS) {
       const page = await as(alice);
       await page.goto(path(doomed, 'settings/general'));
       await page.getByRole('button', { name: 'Archive project', exact: true }).click();
-      await page.getByText('This project is archived and read-only.').waitFor();
+      await page.getByText('This project is archived. It is read-only: no pushes, pipelines or changes.').waitFor();
       assert.equal((await s.api('GET', `/projects/${doomed.id}`, undefined, alice.token)).body.archived, true);
       await page.getByRole('button', { name: 'Unarchive project' }).click();
       await page.getByRole('button', { name: 'Archive project', exact: true }).waitFor();

@@ -42,9 +42,13 @@ export function initJobLog(root: ParentNode): void {
     }
   };
 
+  const NOT_STARTED = new Set(['created', 'waiting_for_resource', 'preparing', 'pending', 'scheduled', 'manual']);
   const tick = async (): Promise<void> => {
-    const [job, trace] = await Promise.all([apiFetch('GET', at), apiFetch('GET', `${at}/trace`)]);
-    const text = trace.ok && typeof trace.body === 'string' ? trace.body : '';
+    const job = await apiFetch('GET', at);
+    // A job that has not started has no log yet (the API answers 404): do not ask until it has.
+    const started = job.ok && !NOT_STARTED.has(job.body.status);
+    const trace = started ? await apiFetch('GET', `${at}/trace`) : null;
+    const text = trace?.ok && typeof trace.body === 'string' ? trace.body : '';
     if (!primed) {
       // What the server already rendered: its complete lines (feed them to learn the state, drop the events).
       const done = text.slice(0, shown);
@@ -53,8 +57,9 @@ export function initJobLog(root: ParentNode): void {
       seen = cut;
       // The server showed its partial last line too (only when the job had finished; not here).
       primed = true;
-      box.querySelector('.log-empty')?.remove();
     }
+    // "Waiting for the job to start…" stays until there is a log to show
+    if (text.length > 0) box.querySelector('.log-empty')?.remove();
     const atBottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 40;
     if (text.length > seen) {
       apply(parser.push(text.slice(seen)));

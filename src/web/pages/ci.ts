@@ -63,14 +63,17 @@ async function pipelinesList(ctx: ProjectPageContext) {
   const p = ctx.project;
   const scope = SCOPES.some((s) => s.scope === ctx.query.get('scope')) ? ctx.query.get('scope')! : '';
   const status = STATUSES.includes(ctx.query.get('status') ?? '') ? ctx.query.get('status')! : '';
+  // `?ref=` is where a pipeline badge's link leads
+  const ref = ctx.query.get('ref') ?? '';
   const page = pageNumber(ctx.query);
   const filter = (more: Record<string, string>) => {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries({ scope, status, ...more })) if (v) q.set(k, v);
+    for (const [k, v] of Object.entries({ scope, status, ref, ...more })) if (v) q.set(k, v);
     const s = q.toString();
     return `${base(ctx)}/-/pipelines${s ? `?${s}` : ''}`;
   };
-  const a = await ctx.api.get(`/projects/${p.id}/pipelines?per_page=20&page=${page}${scope ? `&scope=${scope}` : ''}${status ? `&status=${status}` : ''}`);
+  const query = new URLSearchParams({ per_page: '20', page: String(page), ...(scope ? { scope } : {}), ...(status ? { status } : {}), ...(ref ? { ref } : {}) });
+  const a = await ctx.api.get(`/projects/${p.id}/pipelines?${query}`);
   if (a.status !== 200) throw new PageNotFound();
   // The list form has no duration or user: each row's pipeline, read in parallel.
   const rows: any[] = await Promise.all(
@@ -80,7 +83,7 @@ async function pipelinesList(ctx: ProjectPageContext) {
     }),
   );
   const runForm =
-    ctx.access >= DEVELOPER && p.default_branch !== undefined
+    ctx.access >= DEVELOPER && p.default_branch !== undefined && !p.archived
       ? html`<details class="panel run-pipeline">
   <summary>Run a new pipeline</summary>
   <form class="stack" data-api="/projects/${p.id}/pipeline" data-method="POST" data-then="redirect-field:web_url">
@@ -92,12 +95,14 @@ async function pipelinesList(ctx: ProjectPageContext) {
   return {
     title: `Pipelines · ${p.name_with_namespace}`,
     section: 'pipelines',
-    body: html`<div class="toolbar"><h1>Pipelines</h1><a class="button" href="${base(ctx)}/-/pipeline_schedules">Schedules</a></div>
+    body: html`<div class="toolbar"><h1>Pipelines</h1><a class="button" href="${base(ctx)}/-/jobs">Jobs</a><a class="button" href="${base(ctx)}/-/pipeline_schedules">Schedules</a></div>
 <nav class="tabs" aria-label="Pipeline scope"><ul>${SCOPES.map(
       (s) => html`<li><a href="${filter({ scope: s.scope, page: '' })}"${s.scope === scope ? raw(' aria-current="page"') : ''}>${s.label}</a></li>`,
     )}</ul></nav>
+${ref ? html`<p class="toolbar">Pipelines for <code>${ref}</code> <a href="${filter({ ref: '', page: '' })}">Show all refs</a></p>` : ''}
 <form class="toolbar" method="get" action="${base(ctx)}/-/pipelines">
   ${scope ? html`<input type="hidden" name="scope" value="${scope}">` : ''}
+  ${ref ? html`<input type="hidden" name="ref" value="${ref}">` : ''}
   <label for="status-filter">Status</label>
   <select id="status-filter" name="status">
     <option value="">Any status</option>
@@ -281,16 +286,68 @@ async function jobPage(ctx: ProjectPageContext) {
   <div class="job-main">
     <div class="toolbar log-tools">
       <h2 id="log-title">Log</h2>
-      <a href="${base(ctx)}/-/jobs/${id}/raw">View raw</a>
-      <a href="#log-end">Scroll to bottom</a>
+      ${log ? html`<a href="${base(ctx)}/-/jobs/${id}/raw">View raw</a>
+      <a href="#log-end">Scroll to bottom</a>` : ''}
     </div>
     <div class="job-log" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}">${
-      log === null || log === '' ? html`<p class="muted log-empty">${finished ? 'This job has no log.' : 'Waiting for the job to start…'}</p>` : raw(logHtml(log, finished))
+      log === null || log === '' ? html`<p class="muted log-empty">${emptyLogWords(job.status)}</p>` : raw(logHtml(log, finished))
     }</div>
     <span id="log-end"></span>
   </div>
   <aside class="job-side" aria-label="Job details"><div data-job-facts>${jobFacts(job)}</div>${artifactsPanel(ctx, job)}</aside>
 </div>`,
+  };
+}
+
+/** What a job without a log says instead. */
+function emptyLogWords(status: string): string {
+  if (status === 'manual') return 'This is a manual job: it runs when a developer runs it (Run job).';
+  if (status === 'skipped' || status === 'created') return 'This job has not run.';
+  return isJobActive(status) ? 'Waiting for the job to start…' : 'This job has no log.';
+}
+
+// ---- the project's jobs ----
+
+const JOB_SCOPES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'manual'];
+
+async function jobsList(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  const scope = JOB_SCOPES.includes(ctx.query.get('scope') ?? '') ? ctx.query.get('scope')! : '';
+  const page = pageNumber(ctx.query);
+  const at = (more: Record<string, string>) => {
+    const q = new URLSearchParams(Object.entries({ scope, ...more }).filter(([, v]) => v));
+    return `${base(ctx)}/-/jobs${q.size ? `?${q}` : ''}`;
+  };
+  const a = await ctx.api.get(`/projects/${p.id}/jobs?per_page=20&page=${page}${scope ? `&scope[]=${scope}` : ''}`);
+  if (a.status !== 200) throw new PageNotFound();
+  const jobs: any[] = a.body;
+  return {
+    title: `Jobs · ${p.name_with_namespace}`,
+    section: 'pipelines',
+    body: html`<div class="toolbar"><h1>Jobs</h1><a class="button" href="${base(ctx)}/-/pipelines">Pipelines</a></div>
+<nav class="tabs" aria-label="Job status"><ul>${['', ...JOB_SCOPES].map(
+      (s) => html`<li><a href="${at({ scope: s, page: '' })}"${s === scope ? raw(' aria-current="page"') : ''}>${s ? s : 'All'}</a></li>`,
+    )}</ul></nav>
+${
+  jobs.length === 0
+    ? html`<p class="muted">No jobs to show.</p>`
+    : html`<table class="jobs">
+  <caption class="visually-hidden">Jobs</caption>
+  <thead><tr><th scope="col">Status</th><th scope="col">Job</th><th scope="col">Pipeline</th><th scope="col">Stage</th><th scope="col">Ref</th><th scope="col">Duration</th><th scope="col">Created</th></tr></thead>
+  <tbody>${jobs.map(
+    (j) => html`<tr data-job-id="${j.id}">
+    <td>${statusBadge(j.status, j.allow_failure)}</td>
+    <td><a href="${sitePath(j.web_url)}">${j.name}</a> <span class="muted">#${j.id}</span></td>
+    <td><a href="${sitePath(j.pipeline.web_url)}">#${j.pipeline.id}</a></td>
+    <td>${j.stage}</td>
+    <td class="mono">${j.ref}</td>
+    <td>${duration(j.duration)}</td>
+    <td>${when(j.created_at)}</td>
+  </tr>`,
+  )}</tbody>
+</table>`
+}
+${pagerLinks(pagerOf(a), (n) => at({ page: String(n) }))}`,
   };
 }
 
@@ -307,6 +364,7 @@ export const ciPages: ProjectPage[] = [
   { path: 'pipelines', handler: pipelinesList },
   { path: 'pipelines/:id', handler: pipelinePage },
   { path: 'pipelines/:id/test_report', handler: testReportPage },
+  { path: 'jobs', handler: jobsList },
   { path: 'jobs/:id', handler: jobPage },
   { path: 'jobs/:id/raw', handler: rawLog },
 ];

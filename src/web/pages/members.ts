@@ -59,7 +59,7 @@ export const memberPages: ProjectPage[] = [
       const members: any[] = all.body;
       return {
         title: `Members · ${p.name_with_namespace}`,
-        section: canManage ? 'settings' : 'members',
+        section: 'members',
         body: html`<h1>Project members</h1>
 ${canManage ? settingsTabs(p, 'members') : ''}
 ${

@@ -141,7 +141,7 @@ export const projectSettingsPages: ProjectPage[] = [
         section: 'settings',
         body: html`<h1>General settings</h1>
 ${settingsTabs(p, 'general')}
-${p.archived ? html`<p class="flash" role="status">This project is archived and read-only.</p>` : ''}
+
 ${detailsForm(p, branches.status === 200 ? branches.body : [])}
 ${badgesSection(p, badges.status === 200 ? badges.body : [])}
 ${exportSection(p, exp.status === 200 ? exp.body.export_status : null)}
