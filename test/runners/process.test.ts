@@ -7,6 +7,7 @@ import { startServer } from '../../bench/server.js';
 import { DIALECTS, ROOT_TOKEN, freshPostgresUrl } from '../helpers/build.js';
 import { serverApi } from '../ci/runner_fixtures.js';
 import { TestRunnerClient } from '../helpers/runner_client.js';
+import { waitFor } from '../helpers/queue.js';
 
 const REG_TOKEN = 'instance-registration-token-process';
 const CI = 'one:\n  script: [echo one]\ntwo:\n  tags: [linux]\n  script: [echo two]\n';
@@ -31,8 +32,10 @@ for (const dialect of DIALECTS) {
         await serverApi(s, 'POST', `/projects/${project.id}/repository/commits`, {
           branch: 'main', commit_message: 'ci', actions: [{ action: 'create', file_path: '.service-ci.yml', content: CI }],
         });
-        const pipeline = await serverApi(s, 'POST', `/projects/${project.id}/pipeline`, { ref: 'main' });
+        // the commit's own pipeline (one, so the runner's two jobs are both of it)
+        const pipeline = await waitFor('the push pipeline', async () => (await serverApi(s, 'GET', `/projects/${project.id}/pipelines`))[0], 30_000);
         await new Promise((r) => setTimeout(r, 1500));
+        assert.equal((await serverApi(s, 'GET', `/projects/${project.id}/pipelines`)).length, 1);
         const waiting = await serverApi(s, 'GET', `/projects/${project.id}/pipelines/${pipeline.id}/jobs`);
         assert.deepEqual(waiting.map((j: any) => j.status).sort(), ['pending', 'pending'], 'nothing runs on the server');
 
