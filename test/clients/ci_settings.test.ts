@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS, type TestApp } from '../helpers/build.js';
-import { GO_PATH, goGitlabSkip, PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
+import { goOfflineEnv, goGitlabSkip, PYTHON, pythonGitlabSkip } from '../helpers/clients.js';
 import { listeningTestApp } from '../helpers/git.js';
 import { makeCiProject } from '../helpers/ci.js';
 import { addMember, makeGroup } from '../helpers/projects.js';
@@ -63,7 +63,7 @@ describe('go-gitlab: variables, schedules, triggers, protected tags, tags, lint'
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-go-ci-'));
     bin = path.join(tmp, 'ci');
-    const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: path.join(os.tmpdir(), 'anvil-gocache') };
+    const env = goOfflineEnv();
     await run('go', ['build', '-o', bin, '.'], { cwd: path.join(here, 'go_ci'), env });
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS, type TestApp } from '../helpers/build.js';
-import { GO_PATH, goGitlabSkip } from '../helpers/clients.js';
+import { goOfflineEnv, goGitlabSkip } from '../helpers/clients.js';
 import { listeningTestApp } from '../helpers/git.js';
 
 const run = promisify(execFile);
@@ -24,7 +24,7 @@ describe('go-gitlab settings client', { skip }, () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-go-'));
     bin = path.join(tmp, 'settings');
     // Offline, in GOPATH mode: Debian's packaged sources are the whole dependency tree.
-    const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: path.join(os.tmpdir(), 'anvil-gocache') };
+    const env = goOfflineEnv();
     await run('go', ['build', '-o', bin, '.'], { cwd: path.join(here, 'go_settings'), env });
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS, type TestApp } from '../helpers/build.js';
-import { GO_PATH, PYTHON, goGitlabSkip, pythonGitlabSkip } from '../helpers/clients.js';
+import { goOfflineEnv, PYTHON, goGitlabSkip, pythonGitlabSkip } from '../helpers/clients.js';
 import { listeningTestApp } from '../helpers/git.js';
 import { makeProject } from '../helpers/projects.js';
 
@@ -54,7 +54,7 @@ for (const dialect of DIALECTS) {
       const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-go-topics-'));
       try {
         const bin = path.join(tmp, 'topics');
-        const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: path.join(os.tmpdir(), 'anvil-gocache') };
+        const env = goOfflineEnv();
         await run('go', ['build', '-o', bin, '.'], { cwd: path.join(here, 'go_topics'), env });
         const r = await run(bin, [], { env: { ...process.env, ANVIL_URL: url, ANVIL_TOKEN: t.rootToken } }).catch((e) => assert.fail(`go-gitlab failed: ${e.stderr}`));
         assert.deepEqual(JSON.parse(r.stdout), {

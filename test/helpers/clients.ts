@@ -1,5 +1,7 @@
 // What the real-client tests share: where Debian's python-gitlab lives, and skipping without it.
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 
 export const PYTHON = '/usr/bin/python3'; // Debian's python3-gitlab lives there (installed by .ci/run)
 
@@ -13,6 +15,10 @@ export function pythonGitlabSkip(): string | false {
 
 /** Debian's go-gitlab source (golang-github-xanzy-go-gitlab-dev); built offline in GOPATH mode. */
 export const GO_PATH = '/usr/share/gocode';
+
+/** The environment that builds go-gitlab programs offline, in GOPATH mode, from Debian's sources. */
+export const goOfflineEnv = (base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv =>
+  ({ ...base, GOPATH: GO_PATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: path.join(os.tmpdir(), 'anvil-gocache') });
 
 /** Without `go` or go-gitlab the Go client test skips, saying why; under CI both must be there. */
 export function goGitlabSkip(): string | false {

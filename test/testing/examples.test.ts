@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, distIsFresh } from '../../bench/server.js';
-import { GO_PATH, PYTHON, goGitlabSkip, pythonGitlabSkip } from '../helpers/clients.js';
+import { goOfflineEnv, PYTHON, goGitlabSkip, pythonGitlabSkip } from '../helpers/clients.js';
 
 const run = promisify(execFile);
 const EXAMPLES = path.join(ROOT, 'examples');
@@ -49,7 +49,7 @@ describe('the testing examples', () => {
 
   it('examples/go: TestMain with go-gitlab', { skip: goGitlabSkip() }, async () => {
     // Offline, in GOPATH mode: Debian's packaged sources are the whole dependency tree.
-    const goEnv = { ...env, GOPATH: GO_PATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: path.join(os.tmpdir(), 'anvil-gocache') };
+    const goEnv = goOfflineEnv(env);
     const r = await run('go', ['test', '-count=1', '-v', '.'], { cwd: path.join(EXAMPLES, 'go'), env: goEnv }).catch(failed('go test'));
     assert.match(r.stdout, /--- PASS: TestSeededProject/);
     assert.match(r.stdout, /--- PASS: TestBranchIsGoneAfterReset/);
