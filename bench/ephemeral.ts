@@ -1,4 +1,4 @@
-// `npm run bench:ephemeral`: Anvil as a test double. Measures, on the build (dist/anvil.mjs):
+// `npm run bench:ephemeral`: Anvil as a test double. Measures, on the build (dist/anvil.cjs):
 // - `serve --ephemeral` start-up, spawn → the ready JSON line on stdout (median of ANVIL_BENCH_STARTUP_RUNS, default 7);
 // - eight ephemeral servers started at once: when the last is ready, and each one's RSS;
 // - seeding 10 users, 5 groups and 20 projects with small repositories (`serve --seed`), and a reset of that seed.
@@ -10,7 +10,7 @@ import readline from 'node:readline';
 import { ROOT, rssOf } from './server.js';
 
 const RUNS = Number(process.env.ANVIL_BENCH_STARTUP_RUNS ?? 7);
-const ANVIL = path.join(ROOT, 'dist/anvil.mjs');
+const ANVIL = path.join(ROOT, 'dist/anvil.cjs');
 
 interface Ready {
   url: string;

@@ -1,7 +1,7 @@
 // `npm run bench`: Anvil's main endpoints against the ceiling of this stack on this machine.
 //
 // Per database (SQLite, and PostgreSQL too when ANVIL_BENCH_DATABASE_URL is set), it starts the
-// built server (dist/anvil.mjs, bundled first when src/ is newer) on a temp data dir, seeds it,
+// built server (dist/anvil.cjs, bundled first when src/ is newer) on a temp data dir, seeds it,
 // records each scenario's answer, and starts the ceiling (bench/bare.ts): a bare Fastify process
 // that does the one read a minimal plan would do on the same database, then answers those exact
 // bytes. autocannon runs against both. Then a mixed load at a fixed rate (bench/mixed.ts), and the
@@ -246,10 +246,10 @@ const KEEP_HEADER = (name: string) => name === 'content-type' || name === 'link'
 /** The start-up figure means the bundle (what `npm start` runs): bundle when src/ is newer. */
 function ensureBundle(): 'dist' | 'tsx' {
   if (distIsFresh()) return 'dist';
-  say('bundling dist/anvil.mjs (src/ changed since) …');
+  say('bundling dist/anvil.cjs (src/ changed since) …');
   spawnSync(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs')], { stdio: 'inherit' });
   if (distIsFresh()) return 'dist';
-  say('WARNING: dist/anvil.mjs could not be built; measuring through tsx, which starts far slower than `npm start`');
+  say('WARNING: dist/anvil.cjs could not be built; measuring through tsx, which starts far slower than `npm start`');
   return 'tsx';
 }
 
@@ -263,7 +263,7 @@ async function startup(entry: 'dist' | 'tsx'): Promise<Row> {
   }
   runs.sort((a, b) => a - b);
   const median = runs[Math.floor(runs.length / 2)]!;
-  say(`start-up (${entry === 'dist' ? 'dist/anvil.mjs' : 'tsx src/main.ts'}, empty SQLite data dir), spawn → first 200 on /-/health: ` +
+  say(`start-up (${entry === 'dist' ? 'dist/anvil.cjs' : 'tsx src/main.ts'}, empty SQLite data dir), spawn → first 200 on /-/health: ` +
     `median ${median.toFixed(0)} ms of ${runs.map((ms) => ms.toFixed(0)).join(', ')}`);
   return { name: `${STARTUP} (median of ${STARTUP_RUNS})`, db: 'sqlite', figure: `${median.toFixed(0)} ms`, goal: '≤ 300 ms', met: median <= 300 };
 }

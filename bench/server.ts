@@ -48,7 +48,7 @@ export interface StartOptions {
   dropOutputAfterStart?: boolean;
 }
 
-const DIST_MAIN = path.join(ROOT, 'dist/anvil.mjs');
+const DIST_MAIN = path.join(ROOT, 'dist/anvil.cjs');
 
 function newest(dir: string): number {
   let t = 0;

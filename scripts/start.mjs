@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const entry = path.join(root, 'dist/anvil.mjs');
+const entry = path.join(root, 'dist/anvil.cjs');
 
 function newest(dir) {
   let t = 0;

@@ -10,9 +10,9 @@
 //   when freed, instead of glibc's threshold that rises to 32 MB after the first such free: in
 //   the heap they left holes that a process never returns (RSS after the whole bench 159 → 149 MB;
 //   a page of 100 projects, 250 KB of JSON, costs about 5 % more CPU for its mapping).
-// So the command is run as itself (`dist/anvil.mjs serve`, as `npm start`, the bench and the
-// tests do), not as `node dist/anvil.mjs`.
-// dist/anvil.mjs: runs the server bundle (dist/server.cjs) through V8's code cache. Parsing and
+// So the command is run as itself (`dist/anvil.cjs serve`, as `npm start`, the bench and the
+// tests do), not as `node dist/anvil.cjs`.
+// dist/anvil.cjs: runs the server bundle (dist/server.cjs) through V8's code cache. Parsing and
 // compiling the bundle was most of start-up, which integration suites pay at every run; Node 20 has
 // no compile cache of its own, so the bytecode start-up compiled is kept beside the bundle and
 // given back to V8 at the next start. The cache is named after the bundle's size and time, so a

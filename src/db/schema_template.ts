@@ -2,7 +2,7 @@
 // migration was a fifth of an ephemeral start (a new data dir each time). The built server keeps
 // the copy beside its bundle (dist/schema.sqlite3), written by the first start that migrated an
 // empty database (the build's own warm-up start does); a new build removes it (scripts/bundle.mjs).
-// Migrations still run after the copy, so a copy that lacks a newer one is brought up to date.
+// Migrations are still checked after the copy, so a copy that lacks a newer one is brought up to date.
 // Running from src/ (the tests) there is no copy: every database is migrated as before.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,10 +1,11 @@
 // Test mode's database snapshots: every table's rows and every id counter, saved and put back
-// whole. SQLite: a copy of the database file (VACUUM INTO), put back by attaching it and copying
-// each table in one transaction. PostgreSQL: a schema of its own holding a copy of each table and
+// whole. SQLite: a copy of the database file (its bytes read at one instant), put back by
+// attaching it and copying each table in one transaction. PostgreSQL: a schema of its own holding a copy of each table and
 // the sequences' values, put back in one transaction (every table emptied, then filled again in
 // foreign-key order, then the sequences). Either way the connection stays open and no id is reused.
 import { sql, type Kysely } from 'kysely';
-import { dialectOf } from './dialect.js';
+import fs from 'node:fs';
+import { databaseImage, dialectOf } from './dialect.js';
 
 /** Where one snapshot's database copy lives: a file (SQLite) or a schema (PostgreSQL). */
 export interface DbSnapshot {
@@ -50,7 +51,9 @@ async function postgresTables(db: Kysely<any>): Promise<string[]> {
 /** Saves the whole database under `where` (a new file path for SQLite, a new schema name for PostgreSQL). */
 export async function saveDatabase(db: Kysely<any>, where: string): Promise<DbSnapshot> {
   if (dialectOf(db) === 'sqlite') {
-    await sql.raw(`VACUUM INTO ${literal(where)}`).execute(db);
+    const image = databaseImage(db);
+    if (image) await fs.promises.writeFile(where, image);
+    else await sql.raw(`VACUUM INTO ${literal(where)}`).execute(db);
     return { where, tables: await sqliteTables(db) };
   }
   const tables = await postgresTables(db);

@@ -3,7 +3,6 @@
 // the checked address (no second lookup, so DNS rebinding cannot slip a local address through).
 import dns from 'node:dns';
 import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
 import { addressAllowed, addressKind, hostAllowed, parseAllowList, type AddressKind } from './address.js';
 import { isInboxUrl, type OutboundRecorder } from './record.js';
@@ -156,6 +155,11 @@ export class OutboundFailed extends Error {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Sends one request (following redirects only when asked, re-checking every hop). */
+/** The client module of a URL's scheme. TLS is loaded at the first https call: loading it was part of every start. */
+export async function clientFor(url: URL): Promise<typeof http> {
+  return url.protocol === 'https:' ? ((await import('node:https')).default as unknown as typeof http) : http;
+}
+
 export async function send(raw: string, policy: OutboundPolicy, opts: SendOptions = {}): Promise<OutboundResponse> {
   if (!policy.recorder) return sendChecked(raw, policy, opts);
   const recorder = policy.recorder;
@@ -204,7 +208,7 @@ async function sendChecked(raw: string, policy: OutboundPolicy, opts: SendOption
   }
 }
 
-function once(t: CheckedTarget, opts: SendOptions, deadline: number): Promise<Omit<OutboundResponse, 'durationMs'>> {
+async function once(t: CheckedTarget, opts: SendOptions, deadline: number): Promise<Omit<OutboundResponse, 'durationMs'>> {
   const maxBody = opts.maxBodyBytes ?? 64 * 1024;
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (t.authorization) headers.Authorization = t.authorization;
@@ -215,6 +219,7 @@ function once(t: CheckedTarget, opts: SendOptions, deadline: number): Promise<Om
         o?.all ? cb(null, [pinned]) : cb(null, pinned.address, pinned.family)
     : undefined;
   const isHttps = t.url.protocol === 'https:';
+  const client = await clientFor(t.url);
   return new Promise((resolve, reject) => {
     let done = false;
     const fail = (err: OutboundFailed) => {
@@ -227,7 +232,7 @@ function once(t: CheckedTarget, opts: SendOptions, deadline: number): Promise<Om
     const remaining = deadline - Date.now();
     if (remaining <= 0) return reject(new OutboundFailed('execution expired', true));
     const total = setTimeout(() => fail(new OutboundFailed('execution expired', true)), remaining);
-    const req = (isHttps ? https : http).request(
+    const req = client.request(
       {
         protocol: t.url.protocol,
         host: t.host,

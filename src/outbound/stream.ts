@@ -4,10 +4,9 @@
 // request (the streamed bodies are not kept: the body is null, its length in the headers), and
 // the inbox host takes an upload and answers 200 with no body, without a connection.
 import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
-import { checkUrl, OutboundFailed, type OutboundPolicy } from './request.js';
+import { checkUrl, clientFor, OutboundFailed, type OutboundPolicy } from './request.js';
 import { isInboxUrl } from './record.js';
 
 export interface StreamOptions {
@@ -72,6 +71,7 @@ async function openChecked(raw: string, policy: OutboundPolicy, opts: StreamOpti
     ? (_host: string, o: { all?: boolean }, cb: (...args: any[]) => void) => (o?.all ? cb(null, [pinned]) : cb(null, pinned.address, pinned.family))
     : undefined;
   const isHttps = t.url.protocol === 'https:';
+  const client = await clientFor(t.url);
   return new Promise((resolve, reject) => {
     let settled = false;
     const fail = (err: OutboundFailed) => {
@@ -80,7 +80,7 @@ async function openChecked(raw: string, policy: OutboundPolicy, opts: StreamOpti
       req.destroy();
       reject(err);
     };
-    const req = (isHttps ? https : http).request(
+    const req = client.request(
       {
         protocol: t.url.protocol, host: t.host, port: t.port, path: `${t.url.pathname}${t.url.search}`, method: opts.method ?? 'GET',
         headers, lookup: lookup as any, agent: false, signal: opts.signal,

@@ -63,11 +63,11 @@ export interface Anvil {
   stop(): Promise<void>;
 }
 
-/** This package's `anvil` command: dist/anvil.mjs of the nearest folder above with a package.json. */
+/** This package's `anvil` command: dist/anvil.cjs of the nearest folder above with a package.json. */
 function anvilCommand(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'dist', 'anvil.mjs');
+  return path.join(dir, 'dist', 'anvil.cjs');
 }
 
 export async function startAnvil(opts: StartOptions = {}): Promise<Anvil> {

@@ -1,4 +1,4 @@
-// The built command, as `npm start` runs it: dist/anvil.mjs runs the one-file server bundle
+// The built command, as `npm start` runs it: dist/anvil.cjs runs the one-file server bundle
 // (dist/server.cjs) through the V8 code cache the build wrote beside it. The other tests run src/
 // through tsx, so this is where the bundle itself is checked: lazily loaded parts (the PostgreSQL
 // driver, the CI file parser, git, the web pages and their assets) work from it.
@@ -64,7 +64,7 @@ describe('the built server', () => {
   });
 
   it('prints its revision, run as itself', () => {
-    const out = execFileSync(path.join(DIST, 'anvil.mjs'), ['--version'], { encoding: 'utf8' });
+    const out = execFileSync(path.join(DIST, 'anvil.cjs'), ['--version'], { encoding: 'utf8' });
     assert.match(out.trim(), /^anvil-\d+\.\d+\.\d+-\w+$/);
   });
 

@@ -20,7 +20,7 @@ interface Started {
 function start(args: string[]): Promise<Started & { code: number | null }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
   const [cmd, argv] = distIsFresh()
-    ? [path.join(ROOT, 'dist/anvil.mjs'), ['serve', '--ephemeral', ...args]]
+    ? [path.join(ROOT, 'dist/anvil.cjs'), ['serve', '--ephemeral', ...args]]
     : [process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve', '--ephemeral', ...args]];
   const proc = spawn(cmd, argv, { cwd: ROOT, env: { ...env, ANVIL_RUNNER_ENABLED: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';

@@ -1,6 +1,6 @@
 // The README's "Testing with Anvil" examples, run as their users run them: a pytest suite with
 // python-gitlab, a Go TestMain with go-gitlab, and a Node suite with anvil/testing. Each starts
-// one ephemeral server (the build, dist/anvil.mjs) seeded from examples/seed.yml and resets it
+// one ephemeral server (the build, dist/anvil.cjs) seeded from examples/seed.yml and resets it
 // before each test.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ const EXAMPLES = path.join(ROOT, 'examples');
 const env = {
   // NODE_TEST_CONTEXT would make the example's own node --test report to this runner instead of its stdout.
   ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_') && k !== 'NODE_TEST_CONTEXT')),
-  ANVIL_COMMAND: path.join(ROOT, 'dist/anvil.mjs'),
+  ANVIL_COMMAND: path.join(ROOT, 'dist/anvil.cjs'),
 };
 
 /** pytest beside python-gitlab (Debian's python3-pytest, installed by .ci/run). */

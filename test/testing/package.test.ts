@@ -41,7 +41,7 @@ describe('the package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
 
   it('holds the built command and the testing client, and brings no dependency but the SQLite module', () => {
     const pkg = path.join(app, 'node_modules/anvil');
-    for (const f of ['dist/anvil.mjs', 'dist/server.cjs', 'dist/testing.mjs', 'dist/testing.d.ts', 'dist/schema.sqlite3', 'package.json']) {
+    for (const f of ['dist/anvil.cjs', 'dist/server.cjs', 'dist/testing.mjs', 'dist/testing.d.ts', 'dist/schema.sqlite3', 'package.json']) {
       assert.ok(fs.existsSync(path.join(pkg, f)), f);
     }
     assert.equal(fs.existsSync(path.join(pkg, 'src')), false);

@@ -94,6 +94,12 @@ interface Wall {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function wallClock(ms: number, tz: string): Wall {
+  if (tz === 'UTC') {
+    // UTC needs no zone data: the first Intl formatter loads it (about 20 ms, at every start,
+    // for the worker schedule).
+    const d = new Date(ms);
+    return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes() };
+  }
   let f = formatters.get(tz);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });

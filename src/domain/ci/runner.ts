@@ -94,6 +94,9 @@ const RESET = '\x1b[0;m';
 const artifactsApply = (spec: ArtifactsSpec, succeeded: boolean): boolean =>
   spec.when === 'always' || (spec.when === 'on_success' ? succeeded : !succeeded);
 
+/** How long after start the sandbox is tried when no job is pending before. */
+const SANDBOX_CHECK_AFTER_MS = 500;
+
 export class CiRunner {
   private state: 'idle' | 'started' | 'stopping' | 'stopped' = 'idle';
   private readonly running = new Map<number, RunningJob>();
@@ -111,7 +114,9 @@ export class CiRunner {
   private readonly opts: Required<RunnerOptions>;
   /** Settles when the sandbox was tried (true: jobs may run; false: this runner runs none). */
   private canRun: Promise<boolean> = Promise.resolve(false);
-  private readonly onPending = () => this.sleepers.wakeAll();
+  /** The wait before the sandbox is tried, which a pending job (or a stop) ends early. */
+  private readonly sandboxWait = new Sleepers();
+  private readonly onPending = () => (this.sleepers.wakeAll(), this.sandboxWait.wakeAll());
   private readonly onCanceled = (jobId: number) => this.running.get(Number(jobId))?.abort.abort('canceled' satisfies StopReason);
 
   constructor(
@@ -154,7 +159,9 @@ export class CiRunner {
         )
         .finally(() => (this.promoting = null));
     }, this.opts.pollMs);
-    this.canRun = this.checkSandbox();
+    // The sandbox is tried a moment after start, or as soon as a job is pending: its two test
+    // processes need not compete with the first requests of a server that has just said it is ready.
+    this.canRun = this.sandboxWait.sleep(SANDBOX_CHECK_AFTER_MS).then(() => (this.state === 'started' ? this.checkSandbox() : false));
     for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop(i));
   }
 
@@ -189,6 +196,7 @@ export class CiRunner {
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     if (this.promoteTimer) clearInterval(this.promoteTimer);
     this.sleepers.wakeAll();
+    this.sandboxWait.wakeAll();
     for (const r of this.running.values()) r.abort.abort('stopped' satisfies StopReason);
     await Promise.all([...this.loops, this.beating, this.promoting, this.sweeping]);
     this.state = 'stopped';
