@@ -2,6 +2,7 @@
 import SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import {
   Kysely, PostgresDialect, SqliteDialect, PostgresAdapter, sql,
@@ -113,6 +114,19 @@ function wrapQueries(pool: pg.Pool, run: DriverRuns, Statement: typeof ArrayStat
   return pool;
 }
 
+/**
+ * better-sqlite3's compiled module, named by its path: found by the driver itself (the `bindings`
+ * package), a start tried a dozen paths and made a stack trace to find it. undefined: let it look.
+ */
+function sqliteAddon(): string | undefined {
+  try {
+    const file = path.join(path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build/Release/better_sqlite3.node');
+    return fs.existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function openDatabase(opts: { databaseUrl: string | null; dataDir: string }): Promise<Kysely<DB>> {
   if (opts.databaseUrl) {
     // Loaded only for PostgreSQL: a SQLite start-up skips its module loading (about 25 ms).
@@ -141,7 +155,7 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, SQLITE_FILE);
-  const db = new SQLite(file);
+  const db = new SQLite(file, { nativeBinding: sqliteAddon() });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
