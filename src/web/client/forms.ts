@@ -9,6 +9,9 @@
 // data-then: reload (default), `redirect:<url>` (`{field}` in it is the answer's field),
 // `redirect-field:<name>` (to a field of the answer, e.g. web_url) or `show` (fills
 // [data-field=name] elements inside the form's [data-result] with the answer's fields).
+// A list of objects (a pipeline's variables): `<fieldset data-list="variables">` holds rows
+// `[data-item]` whose fields carry data-item-field="key" (no name); rows with an empty first field
+// are left out; a `button[data-add-item]` inside adds a blank copy of the last row.
 import { apiFetch, errorText, type Answer } from './api.js';
 
 function formBody(form: HTMLFormElement, skip: Set<string>): Record<string, unknown> {
@@ -42,6 +45,14 @@ function formCall(form: HTMLFormElement): { path: string; body: unknown } {
     return encodeURIComponent(el?.value ?? '');
   });
   const fields = formBody(form, used);
+  for (const list of Array.from(form.querySelectorAll<HTMLElement>('[data-list]'))) {
+    const items = Array.from(list.querySelectorAll<HTMLElement>('[data-item]')).map((row) =>
+      Object.fromEntries(Array.from(row.querySelectorAll<HTMLInputElement>('[data-item-field]')).map((el) => [el.dataset.itemField!, el.value])),
+    );
+    const first = (o: Record<string, string>): string => Object.values(o)[0] ?? '';
+    const kept = items.filter((o) => first(o) !== '');
+    if (kept.length) fields[list.dataset.list!] = kept;
+  }
   if (form.dataset.bodyField) return { path, body: fields[form.dataset.bodyField] ?? {} };
   if (form.enctype !== 'multipart/form-data') return { path, body: fields };
   const data = new FormData();
@@ -123,6 +134,21 @@ export function initForms(root: ParentNode): void {
       void call(button, button.closest('[data-action-scope]') ?? button.parentElement!, () => ({ path: button.dataset.api!, body })).finally(() => {
         button.disabled = false;
       });
+    });
+  });
+  root.querySelectorAll<HTMLButtonElement>('button[data-add-item]').forEach((button) => {
+    button.addEventListener('click', () => {
+      const rows = button.closest('[data-list]')?.querySelectorAll<HTMLElement>('[data-item]');
+      const last = rows?.[rows.length - 1];
+      if (!last) return;
+      const copy = last.cloneNode(true) as HTMLElement;
+      // each copy's fields keep a label of their own: ids and label targets get the row's number
+      const n = rows!.length;
+      copy.querySelectorAll<HTMLElement>('[id]').forEach((el) => (el.id = el.id.replace(/-\d+$/, `-${n}`)));
+      copy.querySelectorAll<HTMLLabelElement>('label[for]').forEach((el) => (el.htmlFor = el.htmlFor.replace(/-\d+$/, `-${n}`)));
+      copy.querySelectorAll<HTMLInputElement>('input').forEach((el) => (el.value = ''));
+      last.after(copy);
+      copy.querySelector<HTMLInputElement>('input')?.focus();
     });
   });
   // Copy buttons: data-copy names the id of the element whose value or text is copied.

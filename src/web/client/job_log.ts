@@ -2,6 +2,7 @@
 // parses what the log grew by with the server's parser and appends it (into the open section, if
 // any), keeps the page at the bottom when the reader was there, and stops once the job finished.
 import { apiFetch } from './api.js';
+import { startTicker } from './ticker.js';
 import { AnsiLog, lineHtml, sectionDuration, sectionOpenHtml, type LogEvent } from '../views/ansi.js';
 import { isJobActive, jobFacts } from '../views/job.js';
 
@@ -26,9 +27,10 @@ export function initJobLog(root: ParentNode): void {
     return open.length ? open[open.length - 1].querySelector<HTMLElement>(':scope > .section-body')! : box;
   };
 
+  let lines = box.querySelectorAll('.log-line').length;
   const apply = (events: LogEvent[]): void => {
     for (const e of events) {
-      if (e.kind === 'line') target().insertAdjacentHTML('beforeend', lineHtml(e.html));
+      if (e.kind === 'line') target().insertAdjacentHTML('beforeend', lineHtml(e.html, ++lines));
       else if (e.kind === 'start') target().insertAdjacentHTML('beforeend', `${sectionOpenHtml({ ...e, endTs: null })}</div></details>`);
       else {
         const open = openSections();
@@ -68,6 +70,7 @@ export function initJobLog(root: ParentNode): void {
     const finished = job.ok && !isJobActive(job.body.status);
     if (finished) apply(parser.finish());
     if (job.ok && facts) facts.innerHTML = jobFacts(job.body).text;
+    startTicker(root);
     if (atBottom) window.scrollTo(0, document.documentElement.scrollHeight);
     if (finished) {
       box.dataset.status = job.body.status;

@@ -2,7 +2,10 @@
 // the REST API and re-renders them with the view the server used, until the pipeline finishes.
 // The jobs' needs (the graph's edges) are a pipeline's plan and do not change while it runs: they
 // are read once, on the first poll (again on the next while that read fails).
-import { apiFetch } from './api.js';
+// A developer's graph has a button on each job (run, cancel, retry): it calls the API and the page
+// follows again at once (also a pipeline that had finished: a retry starts it again).
+import { apiFetch, errorText } from './api.js';
+import { startTicker } from './ticker.js';
 import { isFinished, pipelineLive } from '../views/pipeline_graph.js';
 
 const POLL_MS = 2000;
@@ -21,9 +24,28 @@ async function allPages(path: string): Promise<any[] | null> {
 
 export function initPipeline(root: ParentNode): void {
   const live = root.querySelector<HTMLElement>('[data-pipeline-live]');
-  if (!live || isFinished(live.dataset.status)) return;
+  if (!live) return;
   const at = `/projects/${live.dataset.projectId}/pipelines/${live.dataset.pipelineId}`;
+  const actions = live.dataset.actions !== undefined;
   let needs: any[] | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // after an action the page reads on a while even if the pipeline still looks finished
+  let grace = 0;
+  const note = root.querySelector<HTMLElement>('[data-live-note]');
+  const follow = (ms: number): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void tick(), ms);
+  };
+  live.addEventListener('click', (ev) => {
+    const button = (ev.target as Element).closest<HTMLButtonElement>('button[data-job-action]');
+    if (!button) return;
+    button.disabled = true;
+    void apiFetch('POST', button.dataset.jobAction!).then((a) => {
+      if (note) note.textContent = a.ok ? 'Statuses update while the pipeline runs.' : errorText(a);
+      grace = 3;
+      follow(0);
+    });
+  });
   const tick = async (): Promise<void> => {
     const [p, jobs, bridges, readNeeds] = await Promise.all([
       apiFetch('GET', at),
@@ -36,18 +58,19 @@ export function initPipeline(root: ParentNode): void {
       // Keep the reader's place: the graph's horizontal scroll survives the re-render.
       const scroller = live.querySelector<HTMLElement>('.graph-scroll');
       const left = scroller?.scrollLeft ?? 0;
-      live.innerHTML = pipelineLive({ pipeline: p.body, jobs, bridges, needs }).text;
+      live.innerHTML = pipelineLive({ pipeline: p.body, jobs, bridges, needs, actions }).text;
+      startTicker(root);
       live.dataset.status = p.body.status;
       const again = live.querySelector<HTMLElement>('.graph-scroll');
       if (again) again.scrollLeft = left;
-      if (isFinished(p.body.status)) {
-        const note = root.querySelector<HTMLElement>('[data-live-note]');
+      if (isFinished(p.body.status) && grace-- <= 0) {
         if (note) note.textContent = '';
         root.querySelectorAll('[data-while-active]').forEach((el) => el.remove());
         return;
       }
     }
-    setTimeout(() => void tick(), POLL_MS);
+    follow(POLL_MS);
   };
-  setTimeout(() => void tick(), POLL_MS);
+  startTicker(root);
+  if (!isFinished(live.dataset.status)) follow(POLL_MS);
 }

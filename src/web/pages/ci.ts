@@ -4,12 +4,13 @@
 import { pagerOf, type ApiAnswer, type ApiClient } from '../api.js';
 import { encodePath, html, raw, type Html } from '../html.js';
 import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
-import { DEVELOPER } from '../project_nav.js';
+import { DEVELOPER, OWNER } from '../project_nav.js';
 import { logHtml } from '../views/ansi.js';
-import { duration, shortSha, statusBadge, when } from '../views/common.js';
+import { duration, liveDuration, statusBadge, when } from '../views/common.js';
 import { pageNumber, pagerLinks, sitePath } from '../views/lists.js';
 import { isJobActive, jobFacts } from '../views/job.js';
-import { isFinished, pipelineLive } from '../views/pipeline_graph.js';
+import { isFinished, pipelineLive, stagesOf } from '../views/pipeline_graph.js';
+import { pipelineRow } from '../views/pipelines_list.js';
 
 /** The API's answer, or the 404 page for anything it refuses. */
 async function must(api: ApiClient, path: string): Promise<any> {
@@ -47,6 +48,22 @@ const idParam = (ctx: ProjectPageContext): number => {
 
 const base = (ctx: ProjectPageContext): string => `/${encodePath(ctx.project.path_with_namespace)}`;
 
+/**
+ * Key/value rows for a list of variables (client/forms.ts sends them as `list: [{key, value…}]`),
+ * with the variable type when the endpoint takes one; "Add variable" adds a row.
+ */
+function variableRows(list: string, withType: boolean): Html {
+  return html`<fieldset class="variables" data-list="${list}">
+  <legend>Variables</legend>
+  <div class="variable-row" data-item>
+    <label><span>Key</span><input type="text" data-item-field="key" autocomplete="off" spellcheck="false"></label>
+    <label><span>Value</span><input type="text" data-item-field="value" autocomplete="off" spellcheck="false"></label>
+    ${withType ? html`<label><span>Type</span><select data-item-field="variable_type"><option value="env_var">Variable</option><option value="file">File</option></select></label>` : ''}
+  </div>
+  <button type="button" data-add-item>Add variable</button>
+</fieldset>`;
+}
+
 // ---- pipelines list ----
 
 const SCOPES: { scope: string; label: string }[] = [
@@ -75,11 +92,13 @@ async function pipelinesList(ctx: ProjectPageContext) {
   const query = new URLSearchParams({ per_page: '20', page: String(page), ...(scope ? { scope } : {}), ...(status ? { status } : {}), ...(ref ? { ref } : {}) });
   const a = await ctx.api.get(`/projects/${p.id}/pipelines?${query}`);
   if (a.status !== 200) throw new PageNotFound();
-  // The list form has no duration or user: each row's pipeline, read in parallel.
-  const rows: any[] = await Promise.all(
+  // The list form has no duration or user: each row's pipeline, read in parallel, with its jobs
+  // and bridges for the stage icons (one page each: a pipeline of more than 100 shows the first 100's stages).
+  const rows: Html[] = await Promise.all(
     (a.body as any[]).map(async (row) => {
-      const d = await ctx.api.get(`/projects/${p.id}/pipelines/${row.id}`);
-      return d.status === 200 ? d.body : row;
+      const at = `/projects/${p.id}/pipelines/${row.id}`;
+      const [d, jobs, bridges] = await Promise.all([ctx.api.get(at), ctx.api.get(`${at}/jobs?per_page=100`), ctx.api.get(`${at}/bridges?per_page=100`)]);
+      return pipelineRow(d.status === 200 ? d.body : row, jobs.status === 200 ? jobs.body : null, bridges.status === 200 ? bridges.body : null);
     }),
   );
   const runForm =
@@ -88,6 +107,7 @@ async function pipelinesList(ctx: ProjectPageContext) {
   <summary>Run a new pipeline</summary>
   <form class="stack" data-api="/projects/${p.id}/pipeline" data-method="POST" data-then="redirect-field:web_url">
     <label><span>Run for branch or tag</span><input type="text" name="ref" required value="${p.default_branch ?? ''}"></label>
+    ${variableRows('variables', true)}
     <button type="submit" class="primary">Run pipeline</button>
   </form>
 </details>`
@@ -114,19 +134,10 @@ ${runForm}
 ${
   rows.length === 0
     ? html`<p class="muted">No pipelines to show.</p>`
-    : html`<table class="pipelines">
+    : html`<table class="pipelines" data-pipelines-live data-project-id="${p.id}">
   <caption class="visually-hidden">Pipelines</caption>
-  <thead><tr><th scope="col">Status</th><th scope="col">Pipeline</th><th scope="col">Ref and commit</th><th scope="col">Source</th><th scope="col">Duration</th><th scope="col">Created</th></tr></thead>
-  <tbody>${rows.map(
-    (r) => html`<tr data-pipeline-id="${r.id}">
-    <td>${statusBadge(r.status)}</td>
-    <td><a href="${sitePath(r.web_url)}">#${r.id}</a>${r.user ? html`<br><span class="muted">by ${r.user.name}</span>` : ''}</td>
-    <td><a class="mono" href="${base(ctx)}/-/tree/${encodePath(r.ref)}">${r.ref}</a><br><a class="mono" href="${base(ctx)}/-/commit/${r.sha}">${shortSha(r.sha)}</a></td>
-    <td>${r.source}</td>
-    <td>${duration(r.duration)}</td>
-    <td>${when(r.created_at)}</td>
-  </tr>`,
-  )}</tbody>
+  <thead><tr><th scope="col">Status</th><th scope="col">Pipeline</th><th scope="col">Ref and commit</th><th scope="col">Source</th><th scope="col">Stages</th><th scope="col">Duration</th><th scope="col">Created</th></tr></thead>
+  <tbody>${rows}</tbody>
 </table>`
 }
 ${pagerLinks(pagerOf(a), (n) => filter({ page: String(n) }))}`,
@@ -146,10 +157,28 @@ function pipelineTabs(ctx: ProjectPageContext, id: number, current: 'pipeline' |
 function pipelineActions(ctx: ProjectPageContext, pl: any): Html {
   if (ctx.access < DEVELOPER) return html``;
   const at = `/projects/${ctx.project.id}/pipelines/${pl.id}`;
+  // Deleting is the owners' (the API's rule; an administrator counts as one here too).
   return html`<div class="toolbar" data-action-scope>
   <button type="button" data-api="${at}/retry" data-method="POST">Retry</button>
   ${isFinished(pl.status) ? '' : html`<button type="button" class="danger" data-api="${at}/cancel" data-method="POST" data-while-active>Cancel pipeline</button>`}
+  ${ctx.access >= OWNER ? html`<button type="button" class="danger" data-api="${at}" data-method="DELETE" data-confirm="Delete pipeline #${pl.id} with its jobs, logs and artifacts? This cannot be undone." data-then="redirect:${base(ctx)}/-/pipelines">Delete</button>` : ''}
 </div>`;
+}
+
+/**
+ * A child pipeline's parent: the API says no more than the child's source, so it is the pipeline
+ * of the same commit one of whose bridges started it (the list leaves children out, so a child's
+ * child is not found). Null when none is readable.
+ */
+async function parentOf(ctx: ProjectPageContext, pl: any): Promise<any | null> {
+  const pid = ctx.project.id;
+  const a = await ctx.api.get(`/projects/${pid}/pipelines?sha=${encodeURIComponent(pl.sha)}&per_page=20`);
+  if (a.status !== 200) return null;
+  const candidates = (a.body as any[]).filter((c) => c.id < pl.id);
+  const found = await Promise.all(
+    candidates.map(async (c) => ((await allPagesOrNull(ctx.api, `/projects/${pid}/pipelines/${c.id}/bridges`)) ?? []).some((b) => b.downstream_pipeline?.id === pl.id)),
+  );
+  return candidates.find((_, i) => found[i]) ?? null;
 }
 
 async function pipelineHeader(ctx: ProjectPageContext, id: number) {
@@ -168,14 +197,18 @@ async function pipelinePage(ctx: ProjectPageContext) {
     allPages(ctx.api, `/projects/${pid}/pipelines/${id}/bridges`),
     allPagesOrNull(ctx.api, `/projects/${pid}/pipelines/${id}/needs`),
   ]);
+  const child = pl.source === 'parent_pipeline';
+  const parent = child ? await parentOf(ctx, pl) : null;
+  const actions = ctx.access >= DEVELOPER;
   return {
     title: `Pipeline #${id} · ${ctx.project.name_with_namespace}`,
     section: 'pipelines',
-    body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / #${id}</p>
+    body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / ${parent ? html`<a href="${sitePath(parent.web_url)}">#${parent.id}</a> / ` : ''}#${id}</p>
 <div class="toolbar"><h1>Pipeline #${id}</h1>${pipelineActions(ctx, pl)}</div>
+${child ? html`<p class="child-of">This is a child pipeline${parent ? html` of <a href="${sitePath(parent.web_url)}">pipeline #${parent.id}</a>` : ''}.</p>` : ''}
 ${pipelineTabs(ctx, id, 'pipeline', testCount)}
-<div data-pipeline-live data-project-id="${pid}" data-pipeline-id="${id}" data-status="${pl.status}" aria-live="off">
-${pipelineLive({ pipeline: pl, jobs, bridges, needs })}
+<div data-pipeline-live data-project-id="${pid}" data-pipeline-id="${id}" data-status="${pl.status}"${actions ? raw(' data-actions') : ''} aria-live="off">
+${pipelineLive({ pipeline: pl, jobs, bridges, needs, actions })}
 </div>
 <p class="muted live-note" data-live-note>${isFinished(pl.status) ? '' : 'Statuses update while the pipeline runs.'}</p>`,
   };
@@ -247,7 +280,6 @@ function jobActions(ctx: ProjectPageContext, job: any): Html {
   if (ctx.access < DEVELOPER) return html``;
   const at = `/projects/${ctx.project.id}/jobs/${job.id}`;
   const buttons: Html[] = [];
-  if (job.status === 'manual') buttons.push(html`<button type="button" class="primary" data-api="${at}/play" data-method="POST" data-then="redirect-field:web_url">Run job</button>`);
   if (isJobActive(job.status)) buttons.push(html`<button type="button" class="danger" data-api="${at}/cancel" data-method="POST" data-while-active>Cancel</button>`);
   else if (job.status !== 'manual') buttons.push(html`<button type="button" data-api="${at}/retry" data-method="POST" data-then="redirect-field:web_url">Retry</button>`);
   if (!isJobActive(job.status) && job.status !== 'manual')
@@ -272,10 +304,77 @@ async function traceText(ctx: ProjectPageContext, jobId: number): Promise<string
   return t.status === 200 ? t.text : null;
 }
 
+/** A manual job's Run form: variables for this run (job_variables_attributes), then play. */
+function playForm(ctx: ProjectPageContext, job: any): Html {
+  if (job.status !== 'manual' || ctx.access < DEVELOPER) return html``;
+  return html`<section class="panel" aria-labelledby="play-title">
+  <h2 id="play-title">Run this job</h2>
+  <form class="stack" data-api="/projects/${ctx.project.id}/jobs/${job.id}/play" data-method="POST" data-then="redirect-field:web_url">
+    ${variableRows('job_variables_attributes', false)}
+    <button type="submit" class="primary">Run job</button>
+  </form>
+</section>`;
+}
+
+/** The pipeline's jobs by stage beside the log, this one marked. */
+function pipelineJobs(job: any, jobs: any[] | null): Html {
+  if (!jobs || jobs.length === 0) return html``;
+  return html`<nav class="panel pipeline-jobs" aria-labelledby="pipeline-jobs-title">
+  <h2 id="pipeline-jobs-title">Jobs of pipeline #${job.pipeline.id}</h2>
+  ${stagesOf(jobs, []).map(
+    (s) => html`<h3>${s.name}</h3><ul>${s.nodes.map(
+      (n) => html`<li><a href="${sitePath(n.job.web_url)}"${n.job.id === job.id ? raw(' aria-current="page"') : ''}>${statusBadge(n.job.status, n.job.allow_failure)} ${n.job.name}</a></li>`,
+    )}</ul>`,
+  )}
+</nav>`;
+}
+
+/**
+ * A bridge by id. The API finds bridges only by pipeline, so look where it must be: a pipeline's
+ * jobs are made together, so builds with nearby ids (read as the visitor) name the pipelines to
+ * ask for their bridges. A pipeline of bridges alone is not found this way (the 404 page).
+ */
+async function findBridge(ctx: ProjectPageContext, id: number): Promise<any | null> {
+  const pid = ctx.project.id;
+  const near = Array.from({ length: 20 }, (_, i) => (i % 2 ? id + (i + 1) / 2 : id - (i / 2 + 1))).filter((n) => n > 0);
+  const builds = await Promise.all(near.map((n) => ctx.api.get(`/projects/${pid}/jobs/${n}`)));
+  const pipelines = [...new Set(builds.filter((a) => a.status === 200).map((a) => a.body.pipeline.id as number))];
+  for (const pipelineId of pipelines) {
+    const b = ((await allPagesOrNull(ctx.api, `/projects/${pid}/pipelines/${pipelineId}/bridges`)) ?? []).find((x) => x.id === id);
+    if (b) return b;
+  }
+  return null;
+}
+
+/** A bridge (trigger job) at its web_url: where it is and the pipeline it started. */
+async function bridgePage(ctx: ProjectPageContext, id: number) {
+  const b = await findBridge(ctx, id);
+  if (!b) throw new PageNotFound();
+  const down = b.downstream_pipeline;
+  return {
+    title: `${b.name} (#${id}) · ${ctx.project.name_with_namespace}`,
+    section: 'pipelines',
+    body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / <a href="${sitePath(b.pipeline.web_url)}">#${b.pipeline.id}</a> / ${b.name}</p>
+<h1>Trigger job ${b.name} <span class="muted">#${id}</span></h1>
+<p>This job starts a downstream pipeline; it has no log of its own.</p>
+<dl class="facts">
+  <dt>Status</dt><dd>${statusBadge(b.status, b.allow_failure)}</dd>
+  <dt>Stage</dt><dd>${b.stage}</dd>
+  <dt>Pipeline</dt><dd><a href="${sitePath(b.pipeline.web_url)}">#${b.pipeline.id}</a></dd>
+  <dt>Downstream pipeline</dt><dd>${down ? html`<a href="${sitePath(down.web_url)}">#${down.id}</a> ${statusBadge(down.status)}` : html`<span class="muted">not created yet</span>`}</dd>
+  <dt>Created</dt><dd>${when(b.created_at)}</dd>
+</dl>`,
+  };
+}
+
 async function jobPage(ctx: ProjectPageContext) {
   const id = idParam(ctx);
-  const job = await must(ctx.api, `/projects/${ctx.project.id}/jobs/${id}`);
-  const log = await traceText(ctx, id);
+  const answer = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${id}`);
+  // the jobs API knows builds only; a bridge's web_url leads here too
+  if (answer.status === 404) return bridgePage(ctx, id);
+  if (answer.status !== 200) throw new PageNotFound();
+  const job = answer.body;
+  const [log, others] = await Promise.all([traceText(ctx, id), allPagesOrNull(ctx.api, `/projects/${ctx.project.id}/pipelines/${job.pipeline.id}/jobs`)]);
   const finished = !isJobActive(job.status);
   return {
     title: `${job.name} (#${id}) · ${ctx.project.name_with_namespace}`,
@@ -288,13 +387,15 @@ async function jobPage(ctx: ProjectPageContext) {
       <h2 id="log-title">Log</h2>
       ${log ? html`<a href="${base(ctx)}/-/jobs/${id}/raw">View raw</a>
       <a href="#log-end">Scroll to bottom</a>` : ''}
+      ${log || !finished ? html`<span class="log-search"><input type="search" data-log-search aria-label="Search the log" placeholder="Search the log"> <span class="muted" data-log-search-count aria-live="polite"></span></span>` : ''}
     </div>
     <div class="job-log" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}">${
       log === null || log === '' ? html`<p class="muted log-empty">${emptyLogWords(job.status)}</p>` : raw(logHtml(log, finished))
     }</div>
     <span id="log-end"></span>
+    ${playForm(ctx, job)}
   </div>
-  <aside class="job-side" aria-label="Job details"><div data-job-facts>${jobFacts(job)}</div>${artifactsPanel(ctx, job)}</aside>
+  <aside class="job-side" aria-label="Job details"><div data-job-facts>${jobFacts(job)}</div>${artifactsPanel(ctx, job)}${pipelineJobs(job, others)}</aside>
 </div>`,
   };
 }
@@ -341,7 +442,7 @@ ${
     <td><a href="${sitePath(j.pipeline.web_url)}">#${j.pipeline.id}</a></td>
     <td>${j.stage}</td>
     <td class="mono">${j.ref}</td>
-    <td>${duration(j.duration)}</td>
+    <td>${liveDuration(j.duration, j.status === 'running' ? j.started_at : null)}</td>
     <td>${when(j.created_at)}</td>
   </tr>`,
   )}</tbody>

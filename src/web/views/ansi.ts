@@ -170,7 +170,11 @@ export class AnsiLog {
 
 // ---- markup: the server renders a whole log; the browser appends events with the same pieces ----
 
-export const lineHtml = (lineMarkup: string): string => `<span class="log-line">${lineMarkup}\n</span>`;
+/**
+ * Line `n` (from 1, counting the lines shown; section headers are not lines): a linkable anchor
+ * `#L<n>` with its number, which copying leaves out (CSS user-select).
+ */
+export const lineHtml = (lineMarkup: string, n: number): string => `<span class="log-line" id="L${n}"><a class="ln" href="#L${n}" tabindex="-1">${n}</a>${lineMarkup}\n</span>`;
 
 export interface SectionView {
   name: string;
@@ -205,6 +209,7 @@ export function logHtml(text: string, complete: boolean): string {
   const events = [...log.push(text), ...(complete ? log.finish() : [])];
   const root: Item[] = [];
   const open: (SectionView & { items: Item[] })[] = [];
+  let n = 0;
   for (const e of events) {
     if (e.kind === 'start') {
       const sec = { name: e.name, collapsed: e.collapsed, ts: e.ts, header: e.header, endTs: null, items: [] };
@@ -215,7 +220,7 @@ export function logHtml(text: string, complete: boolean): string {
       const i = open.map((o) => o.name).lastIndexOf(e.name);
       while (i >= 0 && open.length > i) open.pop()!.endTs = e.ts;
     } else {
-      (open.length ? open[open.length - 1].items : root).push(lineHtml(e.html));
+      (open.length ? open[open.length - 1].items : root).push(lineHtml(e.html, ++n));
     }
   }
   const render = (items: Item[]): string =>

@@ -33,3 +33,14 @@ export function avatar(src: string | null | undefined, name: string, size: 'smal
   if (src) return html`<img class="avatar avatar-${size}" src="${src}" alt="">`;
   return html`<span class="avatar avatar-${size} avatar-initial" aria-hidden="true">${(name.trim()[0] ?? '?').toUpperCase()}</span>`;
 }
+
+/**
+ * A duration that is still growing (a running job or pipeline, started at `since`): the server
+ * renders it as of now, the browser keeps it ticking (client/ticker.ts). Without `since`, the
+ * plain duration.
+ */
+export function liveDuration(seconds: number | null | undefined, since: string | null | undefined): Html {
+  if (!since) return html`${duration(seconds)}`;
+  const elapsed = Math.max(0, (Date.now() - Date.parse(since)) / 1000);
+  return html`<span data-since="${since}">${duration(Math.max(seconds ?? 0, elapsed))}</span>`;
+}

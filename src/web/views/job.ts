@@ -1,7 +1,7 @@
 // A job's facts beside its log. Pure: the server renders them, the browser re-renders them from
 // GET /projects/:id/jobs/:job_id while the job runs.
 import { html, type Html } from '../html.js';
-import { duration, shortSha, statusBadge, when } from './common.js';
+import { liveDuration, shortSha, statusBadge, when } from './common.js';
 import { sitePath } from './lists.js';
 
 const ACTIVE = new Set(['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled']);
@@ -13,7 +13,7 @@ export function jobFacts(job: any): Html {
   return html`<dl class="facts">
   <dt>Status</dt><dd>${statusBadge(job.status, job.allow_failure)}${job.failure_reason ? html` <span class="muted">(${job.failure_reason.replace(/_/g, ' ')})</span>` : ''}</dd>
   <dt>Stage</dt><dd>${job.stage}</dd>
-  <dt>Duration</dt><dd>${duration(job.duration)}</dd>
+  <dt>Duration</dt><dd>${liveDuration(job.duration, job.status === 'running' ? job.started_at : null)}</dd>
   <dt>Runner</dt><dd>${job.runner ? html`${job.runner.description} <span class="muted">#${job.runner.id}</span>` : '—'}</dd>
   <dt>Pipeline</dt><dd><a href="${sitePath(job.pipeline.web_url)}">#${job.pipeline.id}</a> for <span class="mono">${job.ref}</span> at <span class="mono">${shortSha(job.pipeline.sha)}</span></dd>
   <dt>Created</dt><dd>${when(job.created_at)}</dd>

@@ -10,7 +10,7 @@
 // previous stage). Each needs edge is a path of its own naming both ends (data-from, data-to);
 // the stage-order edges are one path.
 import { encodePath, html, type Html } from '../html.js';
-import { duration, shortSha, statusBadge, statusWords, when } from './common.js';
+import { liveDuration, shortSha, statusBadge, statusWords, when } from './common.js';
 import { sitePath } from './lists.js';
 
 export interface PipelineLive {
@@ -20,6 +20,8 @@ export interface PipelineLive {
   bridges: any[];
   /** GET …/pipelines/:id/needs (any order), or null when it could not be read (stage order). */
   needs: any[] | null;
+  /** The visitor may play, retry and cancel jobs (a developer): each job gets its button. */
+  actions?: boolean;
 }
 
 /** Statuses after which nothing changes by itself (polling stops). */
@@ -44,7 +46,7 @@ interface Stage {
   nodes: Node[];
 }
 
-function stagesOf(jobs: any[], bridges: any[]): Stage[] {
+export function stagesOf(jobs: any[], bridges: any[]): Stage[] {
   const all = [...jobs.map((job) => ({ job, bridge: false })), ...bridges.map((job) => ({ job, bridge: true }))].sort((a, b) => a.job.id - b.job.id);
   const byName = new Map<string, { first: number; items: { job: any; bridge: boolean }[] }>();
   for (const it of all) {
@@ -133,22 +135,37 @@ function edgesSvg(stages: Stage[], width: number, height: number): Html {
   return html`<svg class="graph-edges" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" aria-hidden="true" focusable="false">${stageEdges}${needEdges}</svg>`;
 }
 
-function nodeHtml(n: Node): Html {
+/** The one action a job's node offers, as the reference's graph: run a manual job, cancel an active one, retry a finished one. */
+function nodeAction(n: Node, projectId: number): Html {
   const j = n.job;
+  if (n.bridge) return html``;
+  const act =
+    j.status === 'manual' ? { path: 'play', label: 'Run', icon: '\u25B6' }
+    : ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled'].includes(j.status) ? { path: 'cancel', label: 'Cancel', icon: '\u2715' }
+    : ['success', 'failed', 'canceled'].includes(j.status) ? { path: 'retry', label: 'Retry', icon: '\u21BB' }
+    : null;
+  if (!act) return html``;
+  const style = `left:${nodeX(n.col) + NODE_W - 34}px;top:${nodeY(n.row) + 6}px`;
+  return html`<button type="button" class="node-action" style="${style}" data-job-action="/projects/${projectId}/jobs/${j.id}/${act.path}" aria-label="${act.label} ${j.name}" title="${act.label}">${act.icon}</button>`;
+}
+
+function nodeHtml(n: Node, projectId: number | null): Html {
+  const j = n.job;
+  const action = projectId === null ? html`` : nodeAction(n, projectId);
   const needs = needsOf(j);
   const style = `left:${nodeX(n.col)}px;top:${nodeY(n.row)}px;width:${NODE_W}px;height:${NODE_H}px`;
   const target = n.bridge ? j.downstream_pipeline?.web_url : j.web_url;
   const label = html`${statusBadge(j.status, j.allow_failure)}<span class="job-name">${j.name}</span>${
     n.bridge ? html`<span class="visually-hidden"> (downstream pipeline)</span>` : ''
   }${needs && needs.length > 0 ? html`<span class="visually-hidden">, needs ${needs.join(', ')}</span>` : ''}`;
-  const attrs = html`class="job-node${n.bridge ? ' bridge' : ''}" style="${style}" data-job-id="${j.id}" data-job-name="${j.name}" data-status="${j.status}"`;
+  const attrs = html`class="job-node${n.bridge ? ' bridge' : ''}${action.text ? ' has-action' : ''}" style="${style}" data-job-id="${j.id}" data-job-name="${j.name}" data-status="${j.status}"`;
   return target
-    ? html`<li><a ${attrs} href="${sitePath(target)}" title="${j.name}: ${statusWords(j.status, j.allow_failure)}">${label}</a></li>`
-    : html`<li><span ${attrs} title="${j.name}: ${statusWords(j.status, j.allow_failure)}">${label}</span></li>`;
+    ? html`<li><a ${attrs} href="${sitePath(target)}" title="${j.name}: ${statusWords(j.status, j.allow_failure)}">${label}</a>${action}</li>`
+    : html`<li><span ${attrs} title="${j.name}: ${statusWords(j.status, j.allow_failure)}">${label}</span>${action}</li>`;
 }
 
-/** The stage graph: a labelled list per stage, positioned in columns, edges drawn behind. */
-export function pipelineGraph(jobs: any[], bridges: any[]): Html {
+/** The stage graph: a labelled list per stage, positioned in columns, edges drawn behind; with a project id, each job's action button. */
+export function pipelineGraph(jobs: any[], bridges: any[], actionsIn: number | null = null): Html {
   const stages = stagesOf(jobs, bridges);
   if (stages.length === 0) return html`<p class="muted">This pipeline has no jobs.</p>`;
   const rows = Math.max(...stages.map((s) => s.nodes.length));
@@ -159,7 +176,7 @@ ${edgesSvg(stages, width, height)}
 ${stages.map(
   (s, col) => html`<section class="graph-stage" aria-labelledby="stage-${col}">
   <h3 id="stage-${col}" class="stage-name" style="left:${nodeX(col)}px;width:${NODE_W}px">${s.name}</h3>
-  <ul>${s.nodes.map(nodeHtml)}</ul>
+  <ul>${s.nodes.map((n) => nodeHtml(n, actionsIn))}</ul>
 </section>`,
 )}
 </div>`;
@@ -171,7 +188,7 @@ export function pipelineFacts(p: any): Html {
   return html`<p class="pipeline-facts">${statusBadge(p.status)}
   <span>for <a href="${project}/-/tree/${encodePath(p.ref)}" class="mono">${p.ref}</a></span>
   <span>at <a href="${project}/-/commit/${p.sha}" class="mono">${shortSha(p.sha)}</a></span>
-  <span>&middot; duration <span data-field="duration">${duration(p.duration)}</span></span>
+  <span>&middot; duration <span data-field="duration">${liveDuration(p.duration, p.status === 'running' ? p.started_at : null)}</span></span>
   ${p.user ? html`<span>&middot; triggered by <a href="${sitePath(p.user.web_url)}">${p.user.name}</a></span>` : ''}
   <span>&middot; created ${when(p.created_at)}</span>
   ${p.finished_at ? html`<span>&middot; finished ${when(p.finished_at)}</span>` : ''}
@@ -183,5 +200,5 @@ ${p.yaml_errors ? html`<p class="flash" role="alert">${p.yaml_errors}</p>` : ''}
 export function pipelineLive(d: PipelineLive): Html {
   return html`${pipelineFacts(d.pipeline)}
 <h2 id="graph-title">Jobs</h2>
-<div class="graph-scroll" role="region" aria-labelledby="graph-title" tabindex="0">${pipelineGraph(withNeeds(d.jobs, d.needs), withNeeds(d.bridges, d.needs))}</div>`;
+<div class="graph-scroll" role="region" aria-labelledby="graph-title" tabindex="0">${pipelineGraph(withNeeds(d.jobs, d.needs), withNeeds(d.bridges, d.needs), d.actions ? d.pipeline.project_id : null)}</div>`;
 }
