@@ -195,6 +195,20 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await ids('qz'), [c.id]);
       });
 
+      it("the web's user picker (/-/autocomplete/users.json) matches parts from one letter, where /users?search= needs three", async () => {
+        const a = await t.createUser({ username: 'wxjones', name: 'Wx Jones' });
+        const blocked = await t.createUser({ username: 'wxblocked', name: 'Wx Blocked' });
+        assert.equal((await t.request('POST', `/api/v4/users/${blocked.id}/block`)).status, 201);
+        const viewer = await t.createUser();
+        assert.deepEqual((await t.get('/api/v4/users?search=wx', viewer.token)).body, []);
+        const r = await t.get('/-/autocomplete/users.json?search=wx', viewer.token);
+        assert.equal(r.status, 200);
+        assert.deepEqual(r.body.map((x: any) => x.id), [a.id]); // active users only
+        assert.deepEqual(keysOf(r.body[0]), KEYS.basic);
+        assert.deepEqual((await t.get('/-/autocomplete/users.json?search=x', viewer.token)).body.map((x: any) => x.id).includes(a.id), true);
+        assert.equal((await t.get('/-/autocomplete/users.json?search=wx', null)).status, 401);
+      });
+
       it('search ranks an exact name, then username, before other matches', async () => {
         const x = await t.createUser({ username: 'rankzzz_b', name: 'Rankzzz Bee' });
         const y = await t.createUser({ username: 'rankzzz', name: 'Aardvark' });

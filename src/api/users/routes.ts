@@ -15,8 +15,8 @@ import {
 import { route } from '../../http/route.js';
 import { CustomAttributesFilterParam } from '../custom_attributes/schemas.js';
 import { OneOf } from '../schemas.js';
-import { presentUser } from './present.js';
-import { CurrentUserResponse, ListedUserResponse, SingleUserResponse, StateChangeResponse, UserWithAdmin } from './schemas.js';
+import { presentUser, presentUserBasic } from './present.js';
+import { CurrentUserResponse, ListedUserResponse, SingleUserResponse, StateChangeResponse, UserBasic, UserWithAdmin } from './schemas.js';
 
 /** The reference lets a `read_user` token use every GET of its users API. */
 const USER_SCOPES = ['api', 'read_api', 'read_user'];
@@ -200,4 +200,21 @@ export const userRoutes = [
   stateChange('unblock', 'Unblock a user (admin)', unblockUser),
   stateChange('deactivate', 'Deactivate a user (admin)', deactivateUser),
   stateChange('activate', 'Activate a deactivated user (admin)', activateUser),
+
+  // The web's user picker, at the reference web interface's own path (not part of /api/v4): it
+  // matches parts of names from the first letter (the reference's use_minimum_char_limit: false),
+  // where GET /users?search= does so only from 3 letters.
+  route({
+    method: 'GET',
+    path: '/-/autocomplete/users.json',
+    outsideApi: true,
+    tag: 'users',
+    summary: "The web interface's user picker (active users, any length of search)",
+    scopes: USER_SCOPES,
+    paginated: true,
+    params: T.Object({ search: T.String() }),
+    response: UserBasic,
+    handler: async ({ c, actor, input, page }) =>
+      mapPage(await listUsers(c, actor, { search: input.search, active: true, minimumCharLimit: false }, page), (v) => presentUserBasic(c, v.user)),
+  }),
 ];

@@ -159,13 +159,18 @@ export interface ListUsersInput {
   sort?: 'asc' | 'desc';
   customAttributes?: Record<string, unknown>;
   withCustomAttributes?: boolean;
+  /** The reference's `use_minimum_char_limit`: true (the API) matches parts of names only for words
+   * of 3+ characters; false (the web's user picker) for words of any length. */
+  minimumCharLimit?: boolean;
 }
 
-/** Splits a search as the reference's fuzzy matching does: words of 3+ characters, or the whole query. */
-function searchTerms(raw: string): { whole: string; words: string[] } | null {
+/** Splits a search as the reference's fuzzy matching does: words of 3+ characters (any length
+ * without the limit), or the whole query. */
+function searchTerms(raw: string, minimumCharLimit = true): { whole: string; words: string[] } | null {
   const whole = raw.replace(/^@/, '').trim().replace(/\s+/g, ' ').toLowerCase();
   if (whole === '') return null;
-  const words = [...whole.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => m[1] ?? m[2]).filter((w) => w.length >= 3);
+  const min = minimumCharLimit ? 3 : 1;
+  const words = [...whole.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => m[1] ?? m[2]).filter((w) => w.length >= min);
   return { whole, words };
 }
 
@@ -202,7 +207,7 @@ export async function listUsers(c: Container, actor: Actor | null, input: ListUs
   };
   // exclude_internal is accepted and matches everyone: Anvil has no internal (ghost, support) users.
   if (input.search !== undefined && input.search.trim() !== '') {
-    const terms = searchTerms(input.search);
+    const terms = searchTerms(input.search, input.minimumCharLimit);
     if (!terms) f.none = true;
     else Object.assign(f, { searchWhole: terms.whole, searchWords: terms.words, searchEmail: admin ? 'email' : 'public_email' });
   }

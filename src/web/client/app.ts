@@ -7,7 +7,9 @@ import { initPipelinesList } from './pipelines_list.js';
 import { initRefresh } from './refresh.js';
 import { initSettings } from './settings.js';
 import { startTicker } from './ticker.js';
+import { localTimes } from './times.js';
 
+localTimes(document);
 initForms(document);
 initRefresh(document);
 initSettings(document);

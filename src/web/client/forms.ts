@@ -6,7 +6,7 @@
 // out (those marked data-send-empty are sent as "", which clears the value). `{name}` in data-api is replaced by the field `name` (then left out of the body). A form
 // with data-body-field="payload" sends that one field's value as the whole body. A form with
 // enctype="multipart/form-data" sends multipart (files), the only way the API takes an upload.
-// data-then: reload (default), `redirect:<url>` (`{field}` in it is the answer's field),
+// data-then: reload (default; the reloaded page then says data-saved, else "Saved."), `redirect:<url>` (`{field}` in it is the answer's field),
 // `redirect-field:<name>` (to a field of the answer, e.g. web_url) or `show` (fills
 // [data-field=name] elements inside the form's [data-result] with the answer's fields).
 // A list of objects (a pipeline's variables): `<fieldset data-list="variables">` holds rows
@@ -74,9 +74,35 @@ function messageBox(scope: Element): HTMLElement {
   return box;
 }
 
+const FLASH_KEY = 'anvil-flash';
+
+/** What a write that reloads the page says afterwards: data-saved, else "Saved." ("Deleted." for a DELETE). */
+function remember(el: HTMLElement): void {
+  const method = (el.dataset.method ?? 'POST').toUpperCase();
+  sessionStorage.setItem(FLASH_KEY, el.dataset.saved ?? (method === 'DELETE' ? 'Deleted.' : 'Saved.'));
+}
+
+/** The confirmation left by the write before the reload, shown once at the top of the page. */
+function showFlash(): void {
+  const text = sessionStorage.getItem(FLASH_KEY);
+  if (text === null) return;
+  sessionStorage.removeItem(FLASH_KEY);
+  const main = document.querySelector('main');
+  if (!main) return;
+  const p = document.createElement('p');
+  p.className = 'flash flash-ok';
+  p.setAttribute('role', 'status');
+  p.textContent = text;
+  main.prepend(p);
+}
+
 function after(el: HTMLElement, answer: Answer, scope: Element): void {
   const then = el.dataset.then ?? 'reload';
-  if (then === 'reload') return location.reload();
+  if (then === 'reload') {
+    remember(el);
+    return location.reload();
+  }
+  if (el.dataset.saved !== undefined && then.startsWith('redirect')) remember(el);
   if (then.startsWith('redirect:')) return void (location.href = fillFrom(then.slice('redirect:'.length), answer));
   if (then.startsWith('redirect-field:')) return void (location.href = answer.body?.[then.slice('redirect-field:'.length)]);
   if (then === 'show') {
@@ -115,6 +141,7 @@ async function call(el: HTMLElement, scope: Element, request: () => { path: stri
 }
 
 export function initForms(root: ParentNode): void {
+  showFlash();
   root.querySelectorAll<HTMLFormElement>('form[data-api]').forEach((form) => {
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();

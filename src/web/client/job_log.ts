@@ -5,6 +5,7 @@ import { apiFetch } from './api.js';
 import { startTicker } from './ticker.js';
 import { AnsiLog, lineHtml, sectionDuration, sectionOpenHtml, type LogEvent } from '../views/ansi.js';
 import { isJobActive, jobFacts } from '../views/job.js';
+import { localTimes } from './times.js';
 
 const POLL_MS = 2000;
 
@@ -69,7 +70,10 @@ export function initJobLog(root: ParentNode): void {
     }
     const finished = job.ok && !isJobActive(job.body.status);
     if (finished) apply(parser.finish());
-    if (job.ok && facts) facts.innerHTML = jobFacts(job.body).text;
+    if (job.ok && facts) {
+      facts.innerHTML = jobFacts(job.body).text;
+      localTimes(facts);
+    }
     startTicker(root);
     if (atBottom) window.scrollTo(0, document.documentElement.scrollHeight);
     if (finished) {

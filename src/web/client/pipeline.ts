@@ -7,6 +7,7 @@
 import { apiFetch, errorText } from './api.js';
 import { startTicker } from './ticker.js';
 import { isFinished, pipelineLive } from '../views/pipeline_graph.js';
+import { localTimes } from './times.js';
 
 const POLL_MS = 2000;
 
@@ -59,6 +60,7 @@ export function initPipeline(root: ParentNode): void {
       const scroller = live.querySelector<HTMLElement>('.graph-scroll');
       const left = scroller?.scrollLeft ?? 0;
       live.innerHTML = pipelineLive({ pipeline: p.body, jobs, bridges, needs, actions }).text;
+      localTimes(live);
       startTicker(root);
       live.dataset.status = p.body.status;
       const again = live.querySelector<HTMLElement>('.graph-scroll');

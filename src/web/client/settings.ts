@@ -1,5 +1,6 @@
 // Settings pages' helpers: a badge's preview as the API renders it (GET …/badges/render), and the
-// user search that fills a member form's user list (GET /users?search=).
+// user search that fills a member form's user list (the web's /-/autocomplete/users.json, which
+// finds users from the first letter).
 import { apiFetch } from './api.js';
 
 function debounce(fn: () => void, ms: number): () => void {
@@ -34,14 +35,14 @@ function initUserSearch(input: HTMLInputElement): void {
   if (!select) return;
   const update = debounce(() => {
     const term = input.value.trim();
-    if (term.length < 2) return;
-    void apiFetch('GET', `/users?search=${encodeURIComponent(term)}&per_page=20&active=true`).then((a) => {
-      if (!a.ok || !Array.isArray(a.body)) return;
-      select.replaceChildren(
-        ...a.body.map((u: { id: number; username: string; name: string }) => new Option(`${u.name} (@${u.username})`, String(u.id))),
-      );
-      if (a.body.length === 0) select.append(new Option('No users found', ''));
-    });
+    if (term.length < 1) return;
+    void fetch(`/-/autocomplete/users.json?search=${encodeURIComponent(term)}`, { credentials: 'same-origin' })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((users: { id: number; username: string; name: string }[] | null) => {
+        if (!Array.isArray(users)) return;
+        select.replaceChildren(...users.map((u) => new Option(`${u.name} (@${u.username})`, String(u.id))));
+        if (users.length === 0) select.append(new Option('No users found', ''));
+      });
   }, 250);
   input.addEventListener('input', update);
 }

@@ -12,10 +12,12 @@ export function statusBadge(status: string | null | undefined, allowFailure = fa
 export const statusWords = (status: string, allowFailure = false): string =>
   status === 'failed' && allowFailure ? 'failed (allowed to fail)' : status.replace(/_/g, ' ');
 
-/** A timestamp shown in the reader's words, the exact ISO time on hover. */
+/** A timestamp: rendered in UTC and labelled so; the browser shows it in the viewer's local time
+ * (client/times.ts), the UTC time staying on hover. */
 export function when(iso: string | null | undefined): Html {
   if (!iso) return html`<span class="muted">&mdash;</span>`;
-  return html`<time datetime="${iso}" title="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>`;
+  const utc = iso.replace('T', ' ').replace(/\.\d+/, '').replace(/Z$|[+-]00:?00$/, '');
+  return html`<time datetime="${iso}" title="${utc} UTC">${utc.slice(0, 16)} UTC</time>`;
 }
 
 export function duration(seconds: number | null | undefined): string {
