@@ -19,6 +19,7 @@ interface NavEntry {
 
 const ENTRIES: NavEntry[] = [
   { section: 'overview', label: 'Overview', href: () => '', minAccess: 0 },
+  { section: 'activity', label: 'Activity', href: () => 'activity', minAccess: 0 },
   { section: 'files', label: 'Files', href: (p) => (p.default_branch ? `tree/${encodePath(p.default_branch)}` : 'tree'), minAccess: 0 },
   { section: 'commits', label: 'Commits', href: (p) => (p.default_branch ? `commits/${encodePath(p.default_branch)}` : 'commits'), minAccess: 0 },
   { section: 'branches', label: 'Branches', href: () => 'branches', minAccess: 0 },

@@ -1,11 +1,12 @@
 // Group pages: the group (description, subgroups, projects, members), its settings for owners at
-// `{group}/-/edit`, and a new group. A group is reached at `/groups/{path}` (its web_url) and at
+// `{group}/-/edit`, its members and badges (group_members.ts), and a new group. A group is reached at `/groups/{path}` (its web_url) and at
 // `/{path}`; what follows `/-/` picks the page (groupRoute).
 import { encodePath, html, type Html } from '../html.js';
 import { PageNotFound, SignInRequired, type PageContext, type Rendered, type SitePage } from '../page.js';
 import { DEVELOPER, MAINTAINER, OWNER } from '../project_nav.js';
 import { avatar } from '../views/common.js';
 import { projectList, sitePath } from '../views/lists.js';
+import { groupAccessOf, groupBadgesPage, groupMembersPage } from './group_members.js';
 
 const ROLE_NAMES: Record<number, string> = { 5: 'Minimal access', 10: 'Guest', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
 
@@ -21,21 +22,12 @@ function visibilityChoice(current: string): Html {
 </fieldset>`;
 }
 
-/** The visitor's role in the group, direct or inherited (an administrator counts as owner): what
- * the page offers; the API still decides each write. */
-async function accessOf(ctx: PageContext, group: any): Promise<number> {
-  if (!ctx.viewer) return 0;
-  if (ctx.viewer.is_admin) return OWNER;
-  const m = await ctx.api.get(`/groups/${group.id}/members/all/${ctx.viewer.id}`);
-  return m.status === 200 ? m.body.access_level : 0;
-}
-
 async function overview(ctx: PageContext, group: any): Promise<Rendered> {
   const [projects, subgroups, members, access] = await Promise.all([
     ctx.api.get(`/groups/${group.id}/projects?per_page=50&order_by=last_activity_at`),
     ctx.api.get(`/groups/${group.id}/subgroups?per_page=50`),
     ctx.api.get(`/groups/${group.id}/members?per_page=50`),
-    accessOf(ctx, group),
+    groupAccessOf(ctx, group),
   ]);
   const mayAddSubgroup = access >= (group.subgroup_creation_level === 'maintainer' ? MAINTAINER : OWNER);
   // project_creation_level: noone, maintainer (the default) or developer
@@ -52,6 +44,10 @@ async function overview(ctx: PageContext, group: any): Promise<Rendered> {
     <p class="muted">Group ID: ${group.id} &middot; ${group.visibility}</p>
   </div>
 </div>
+<nav class="toolbar" aria-label="Group">
+  <a class="button" href="${base}/-/group_members">Members</a>
+  <a class="button" href="${base}/-/badges">Badges</a>
+</nav>
 ${
   mayAddSubgroup || mayAddProject
     ? html`<div class="toolbar">
@@ -95,7 +91,7 @@ ${
 }
 
 async function settings(ctx: PageContext, group: any): Promise<Rendered> {
-  if ((await accessOf(ctx, group)) < OWNER) throw new PageNotFound();
+  if ((await groupAccessOf(ctx, group)) < OWNER) throw new PageNotFound();
   const base = `/groups/${encodePath(group.full_path)}`;
   return {
     title: `Settings · ${group.full_name}`,
@@ -115,7 +111,12 @@ async function settings(ctx: PageContext, group: any): Promise<Rendered> {
 }
 
 /** A group's pages by what follows `{group}/-/` ('' for the group itself). */
-const GROUP_PAGES: Record<string, (ctx: PageContext, group: any) => Promise<Rendered>> = { '': overview, edit: settings };
+const GROUP_PAGES: Record<string, (ctx: PageContext, group: any) => Promise<Rendered>> = {
+  '': overview,
+  edit: settings,
+  group_members: groupMembersPage,
+  badges: groupBadgesPage,
+};
 
 export function groupRoute(ctx: PageContext, group: any, rest: string): Promise<Rendered> {
   const page = GROUP_PAGES[rest.replace(/\/+$/, '')];

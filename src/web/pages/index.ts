@@ -15,6 +15,7 @@ import { hookPages } from './hooks.js';
 import { memberPages } from './members.js';
 import { profilePages } from './profile.js';
 import { projectOverviewPages } from './project.js';
+import { projectActivityPages } from './project_activity.js';
 import { projectSettingsPages } from './project_settings.js';
 import { importProjectPages, importSitePages } from './project_settings_import.js';
 import { repositoryPages } from './repository.js';
@@ -41,6 +42,7 @@ export const sitePages: SitePage[] = [
 
 export const projectPages: ProjectPage[] = [
   ...projectOverviewPages,
+  ...projectActivityPages,
   ...projectSettingsPages,
   ...importProjectPages,
   ...memberPages,

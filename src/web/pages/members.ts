@@ -24,14 +24,20 @@ function roleSelect(id: string, label: string, current: number, access: number):
   )}</select>`;
 }
 
-function memberRow(p: any, m: any, direct: boolean, canManage: boolean, access: number): Html {
-  const api = `/projects/${p.id}/members/${m.id}`;
+/** Whose members a table lists: the API path of their members and the name a removal names. */
+export interface MemberSource {
+  api: string;
+  name: string;
+}
+
+function memberRow(src: MemberSource, m: any, direct: boolean, canManage: boolean, access: number): Html {
+  const api = `${src.api}/${m.id}`;
   return html`<tr>
   <td><a href="${sitePath(m.web_url)}">${m.name}</a><br><span class="muted">@${m.username}</span></td>
   <td>${direct ? 'Direct member' : 'Inherited from a group'}</td>
   <td>${
     canManage && direct
-      ? html`<form class="row-form" data-api="${api}" data-method="PUT" aria-label="Membership of ${m.username}">
+      ? html`<form class="row-form" data-api="${api}" data-method="PUT" aria-label="Membership of ${m.username}" data-saved="Role of ${m.username} saved.">
       <span>${roleSelect(`role-${m.id}`, `Role of ${m.username}`, m.access_level, access)}</span>
       <label><span>Expires on</span><input type="date" name="expires_at" value="${m.expires_at ?? ''}" aria-label="Access of ${m.username} expires on"></label>
       <button type="submit">Save</button>
@@ -40,10 +46,34 @@ function memberRow(p: any, m: any, direct: boolean, canManage: boolean, access: 
   }</td>
   <td>${
     canManage && direct
-      ? html`<div data-action-scope><button type="button" class="danger" data-api="${api}" data-method="DELETE" data-confirm="Remove ${m.username} from ${p.name}?">Remove<span class="visually-hidden"> ${m.username}</span></button></div>`
+      ? html`<div data-action-scope><button type="button" class="danger" data-api="${api}" data-method="DELETE" data-confirm="Remove ${m.username} from ${src.name}?" data-saved="${m.username} removed.">Remove<span class="visually-hidden"> ${m.username}</span></button></div>`
       : ''
   }</td>
 </tr>`;
+}
+
+/** The members table; managers change roles and expiry of direct members and remove them. */
+export function memberTable(src: MemberSource, members: any[], directIds: Set<number>, canManage: boolean, access: number): Html {
+  return html`<h2>Members <span class="count">${members.length}</span></h2>
+<table>
+  <caption class="visually-hidden">Members of ${src.name}</caption>
+  <thead><tr><th scope="col">Member</th><th scope="col">Source</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+  <tbody>${members.map((m) => memberRow(src, m, directIds.has(m.id), canManage, access))}</tbody>
+</table>`;
+}
+
+/** Adding a member: the user picker (client/settings.ts), a role up to the visitor's own, an expiry. */
+export function addMemberForm(src: MemberSource, access: number, button: string): Html {
+  return html`<section class="panel" aria-labelledby="invite-title">
+  <h2 id="invite-title">Add a member</h2>
+  <form class="stack" data-api="${src.api}" data-method="POST" data-saved="Member added.">
+    <label><span>Search users</span><input type="text" data-user-search="member-user" autocomplete="off" placeholder="Name or username"></label>
+    <label for="member-user"><span>User</span></label><select name="user_id" id="member-user" data-type="number" required><option value="">Type in the search box to find users</option></select>
+    ${roleSelect('member-role', 'Role', 30, access)}
+    <label><span>Access expiration date (optional)</span><input type="date" name="expires_at"></label>
+    <button type="submit" class="primary">${button}</button>
+  </form>
+</section>`;
 }
 
 export const memberPages: ProjectPage[] = [
@@ -57,31 +87,14 @@ export const memberPages: ProjectPage[] = [
       const directIds = new Set<number>((direct.status === 200 ? direct.body : []).map((m: any) => m.id));
       const canManage = ctx.access >= MAINTAINER;
       const members: any[] = all.body;
+      const src: MemberSource = { api: `/projects/${p.id}/members`, name: p.name };
       return {
         title: `Members · ${p.name_with_namespace}`,
         section: 'members',
         body: html`<h1>Project members</h1>
 ${canManage ? settingsTabs(p, 'members') : ''}
-${
-  canManage
-    ? html`<section class="panel" aria-labelledby="invite-title">
-  <h2 id="invite-title">Add a member</h2>
-  <form class="stack" data-api="/projects/${p.id}/members" data-method="POST">
-    <label><span>Search users</span><input type="text" data-user-search="member-user" autocomplete="off" placeholder="Name, username or e-mail"></label>
-    <label for="member-user"><span>User</span></label><select name="user_id" id="member-user" data-type="number" required><option value="">Type in the search box to find users</option></select>
-    ${roleSelect('member-role', 'Role', 30, ctx.access >= OWNER ? OWNER : MAINTAINER)}
-    <label><span>Access expiration date (optional)</span><input type="date" name="expires_at"></label>
-    <button type="submit" class="primary">Add to project</button>
-  </form>
-</section>`
-    : ''
-}
-<h2>Members <span class="count">${members.length}</span></h2>
-<table>
-  <caption class="visually-hidden">Members of ${p.name}</caption>
-  <thead><tr><th scope="col">Member</th><th scope="col">Source</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-  <tbody>${members.map((m) => memberRow(p, m, directIds.has(m.id), canManage, ctx.access))}</tbody>
-</table>`,
+${canManage ? addMemberForm(src, ctx.access >= OWNER ? OWNER : MAINTAINER, 'Add to project') : ''}
+${memberTable(src, members, directIds, canManage, ctx.access)}`,
       };
     },
   },

@@ -44,16 +44,29 @@ function badgesRow(badges: any[]): Html {
   })}</ul>`;
 }
 
+/** Star (or unstar) with the count, and Fork: for those signed in; the count for everyone. */
+function projectActions(ctx: ProjectPageContext, hasStarred: boolean): Html {
+  const p = ctx.project;
+  const stars = html`<span class="count">${p.star_count}<span class="visually-hidden"> star${p.star_count === 1 ? '' : 's'}</span></span>`;
+  if (!ctx.viewer) return html`<p class="project-actions muted">${p.star_count} star${p.star_count === 1 ? '' : 's'}</p>`;
+  return html`<div class="project-actions" data-action-scope>
+  <button type="button" data-api="/projects/${p.id}/${hasStarred ? 'unstar' : 'star'}" data-method="POST" data-saved="${hasStarred ? 'Unstarred.' : 'Starred.'}" aria-pressed="${hasStarred ? 'true' : 'false'}">${hasStarred ? 'Unstar' : 'Star'}</button> ${stars}
+  <a class="button" href="${projectBase(p)}/-/forks/new">Fork</a> <span class="count">${p.forks_count ?? 0}<span class="visually-hidden"> forks</span></span>
+</div>`;
+}
+
 async function overview(ctx: ProjectPageContext) {
   const p = ctx.project;
   const ref: string | null = p.default_branch;
   const api = ctx.api;
-  const [badges, languages, last, tree] = await Promise.all([
+  const [badges, languages, last, tree, starred] = await Promise.all([
     api.get(`/projects/${p.id}/badges`),
     api.get(`/projects/${p.id}/languages`),
     ref ? api.get(`/projects/${p.id}/repository/commits/${encodeURIComponent(ref)}?stats=false`) : null,
     ref ? api.get(`/projects/${p.id}/repository/tree?ref=${encodeURIComponent(ref)}&per_page=100`) : null,
+    ctx.viewer ? api.get(`/projects/${p.id}/starrers?search=${encodeURIComponent(ctx.viewer.username)}`) : null,
   ]);
+  const hasStarred = starred?.status === 200 && (starred.body as any[]).some((s) => s.user?.id === ctx.viewer?.id);
   const commit = last?.status === 200 ? last.body : null;
   // A default branch that has no commit yet (an empty repository) has nothing to browse.
   const browsable = ref && commit ? ref : null;
@@ -64,7 +77,7 @@ async function overview(ctx: ProjectPageContext) {
   return {
     title: p.name_with_namespace,
     section: 'overview',
-    body: html`<h1>${p.name}</h1>
+    body: html`<div class="toolbar"><h1>${p.name}</h1>${projectActions(ctx, hasStarred)}</div>
 ${p.description ? html`<p class="description">${p.description}</p>` : ''}
 ${badges.status === 200 ? badgesRow(badges.body) : ''}
 <dl class="facts">

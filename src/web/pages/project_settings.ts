@@ -1,10 +1,12 @@
-// A project's general settings (maintainers): name, description, visibility, default branch;
-// badges; export and its download; archive and delete (owners). Every write is the browser's call
-// to the REST API (PUT /projects/:id, …/badges, …/export, …/archive, DELETE /projects/:id).
+// A project's general settings (maintainers): name, description, visibility, default branch,
+// avatar; badges; export and its download; rename, transfer, archive and delete (owners). Every
+// write is the browser's call to the REST API (PUT /projects/:id, …/transfer, …/badges, …/export, …/archive, DELETE /projects/:id).
 import { encodePath, html, type Html } from '../html.js';
 import { MAINTAINER, OWNER } from '../project_nav.js';
 import { PageNotFound, SENT, SignInRequired, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { settingsTabs } from '../views/settings_nav.js';
+import { sitePath } from '../views/lists.js';
+import { badgeFields, badgeImage } from '../views/badges.js';
 
 const VISIBILITIES = ['private', 'internal', 'public'] as const;
 
@@ -34,17 +36,14 @@ function detailsForm(p: any, branches: any[]): Html {
     }
     <button type="submit" class="primary">Save changes</button>
   </form>
+  <h3>Project avatar</h3>
+  ${p.avatar_url ? html`<p><img class="avatar avatar-large" src="${sitePath(p.avatar_url)}" alt="Current avatar of ${p.name}"></p>` : html`<p class="muted">No avatar yet.</p>`}
+  <form class="stack" data-api="/projects/${p.id}" data-method="PUT" enctype="multipart/form-data" data-saved="Avatar saved.">
+    <label><span>Avatar image (PNG, JPEG, GIF, ICO or WebP, up to 200 KB)</span><input type="file" name="avatar" accept="image/*" required></label>
+    <button type="submit">Upload avatar</button>
+  </form>
 </section>`;
 }
-
-function badgeFields(prefix: string, b: { name?: string | null; link_url?: string; image_url?: string } = {}): Html {
-  return html`<label><span>Name</span><input type="text" name="name" id="${prefix}-name" value="${b.name ?? ''}"></label>
-    <label><span>Link</span><input type="text" name="link_url" id="${prefix}-link" required value="${b.link_url ?? ''}" placeholder="https://example.com/%{project_path}"></label>
-    <label><span>Badge image URL</span><input type="text" name="image_url" id="${prefix}-image" required value="${b.image_url ?? ''}" placeholder="https://example.com/%{project_path}/badge.svg"></label>`;
-}
-
-const badgeImage = (b: any): Html =>
-  html`<a href="${b.rendered_link_url}"><img class="badge-image" src="${b.rendered_image_url}" alt="${b.name || 'Badge'}"></a>`;
 
 function badgesSection(p: any, badges: any[]): Html {
   const api = `/projects/${p.id}/badges`;
@@ -104,10 +103,28 @@ function exportSection(p: any, status: string | null): Html {
 </section>`;
 }
 
-function advancedSection(p: any, owner: boolean): Html {
+function advancedSection(p: any, owner: boolean, namespaces: any[]): Html {
   if (!owner) return html``;
+  // After a rename or transfer the page's address is the project's new one.
+  const moved = 'redirect:{web_url}/-/settings/general';
   return html`<section class="panel danger-zone" aria-labelledby="advanced-title">
   <h2 id="advanced-title">Advanced</h2>
+  <h3>Rename project</h3>
+  <p>Renaming changes the project's address: clones and links must use the new path.</p>
+  <form class="stack" data-api="/projects/${p.id}" data-method="PUT" data-then="${moved}" data-saved="Project renamed." aria-label="Rename project">
+    <label><span>Project name</span><input type="text" name="name" required value="${p.name}"></label>
+    <label><span>Path</span><input type="text" name="path" required value="${p.path}"></label>
+    <button type="submit">Rename project</button>
+  </form>
+  <h3>Transfer project</h3>
+  <p>Moves the project to another namespace where you may create projects.</p>
+  <form class="stack" data-api="/projects/${p.id}/transfer" data-method="PUT" data-then="${moved}" data-saved="Project transferred." data-confirm="Transfer ${p.path_with_namespace}?" aria-label="Transfer project">
+    <label><span>New namespace</span><select name="namespace" required>
+      <option value="">Choose a namespace</option>
+      ${namespaces.filter((n) => n.id !== p.namespace.id).map((n) => html`<option value="${n.id}">${n.full_path}</option>`)}
+    </select></label>
+    <button type="submit">Transfer project</button>
+  </form>
   <h3>${p.archived ? 'Unarchive project' : 'Archive project'}</h3>
   <p>${p.archived ? 'Unarchiving makes the project writable again.' : 'An archived project is read-only: no pushes, pipelines or changes.'}</p>
   <div data-action-scope>
@@ -131,10 +148,12 @@ export const projectSettingsPages: ProjectPage[] = [
     async handler(ctx) {
       requireMaintainer(ctx);
       const p = ctx.project;
-      const [branches, badges, exp] = await Promise.all([
+      const owner = ctx.access >= OWNER;
+      const [branches, badges, exp, namespaces] = await Promise.all([
         ctx.api.get(`/projects/${p.id}/repository/branches?per_page=100`),
         ctx.api.get(`/projects/${p.id}/badges?per_page=100`),
         ctx.api.get(`/projects/${p.id}/export`),
+        owner ? ctx.api.get('/namespaces?per_page=100') : null,
       ]);
       return {
         title: `General settings · ${p.name_with_namespace}`,
@@ -145,7 +164,7 @@ ${settingsTabs(p, 'general')}
 ${detailsForm(p, branches.status === 200 ? branches.body : [])}
 ${badgesSection(p, badges.status === 200 ? badges.body : [])}
 ${exportSection(p, exp.status === 200 ? exp.body.export_status : null)}
-${advancedSection(p, ctx.access >= OWNER)}`,
+${advancedSection(p, owner, namespaces?.status === 200 ? namespaces.body : [])}`,
       };
     },
   },
