@@ -3,6 +3,7 @@
 // left moving.
 import { apiFetch } from './api.js';
 import { startTicker } from './ticker.js';
+import { localTimes } from './times.js';
 import { isPipelineActive, pipelineRow } from '../views/pipelines_list.js';
 
 const POLL_MS = 3000;
@@ -26,6 +27,7 @@ export function initPipelinesList(root: ParentNode): void {
         tr.outerHTML = pipelineRow(p.body, jobs.ok ? jobs.body : null, bridges.ok ? bridges.body : null).text;
       }),
     );
+    localTimes(root);
     startTicker(root);
     if (moving().length > 0) setTimeout(() => void tick(), POLL_MS);
   };
