@@ -2,7 +2,8 @@
 // in YAML or JSON. Read and checked here (an error names the file's line), then applied through
 // the REST API as root, in-process (`serve --seed`, POST /-/test/seed, which `anvil seed` calls).
 // Only what the API cannot do is written directly: tokens with a fixed value, repository
-// contents from a git bundle, and dropping the pipelines the seed's pushes queued.
+// contents from a git bundle, and dropping the pipelines the seed's pushes queued. The
+// background work the seed queued is run before it ends, so a seeded state is at rest.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +14,7 @@ import { repositoryDir } from '../domain/repository/service.js';
 import { fetchBundle } from '../git/bundle.js';
 import { dropQueuedJobs } from '../db/repos/background_jobs.js';
 import { PUSH_PIPELINE_JOB } from '../domain/ci/push_pipelines.js';
+import { runDueWork } from './mode.js';
 
 export class SeedError extends Error {}
 
@@ -29,7 +31,7 @@ const SHAPES: Record<string, Record<string, Kind>> = {
   project: {
     path: 'string', name: 'string', visibility: 'string', description: 'string', default_branch: 'string', settings: 'map',
     topics: 'strings', members: 'members', shares: 'list', badges: 'list', hooks: 'list', protected_branches: 'list',
-    files: 'map', dir: 'string', bundle: 'string', branches: 'list', tags: 'list', variables: 'list',
+    files: 'map', dir: 'string', bundle: 'string', import: 'string', branches: 'list', tags: 'list', variables: 'list',
   },
   variable: { key: 'string', value: 'string', protected: 'boolean', masked: 'boolean', raw: 'boolean', variable_type: 'string', environment_scope: 'string', description: 'string' },
   share: { group: 'string', group_access: 'integer', expires_at: 'string' },
@@ -84,11 +86,55 @@ export function checkSeed(doc: unknown, where: (at: (string | number)[]) => stri
   };
   check(doc ?? {}, 'top', []);
   if (isObj(doc) && isObj(doc.projects)) fail(['projects'], 'must be a list');
+  if (isObj(doc) && Array.isArray(doc.projects)) {
+    doc.projects.forEach((p, i) => {
+      const other = isObj(p) && p.import !== undefined ? ['files', 'dir', 'bundle'].find((k) => p[k] !== undefined) : undefined;
+      if (other) fail(['projects', i, other], `cannot go with import (the repository comes from the archive)`);
+    });
+  }
   if (errors.length) throw new SeedError(errors.join('\n'));
   return (doc ?? {}) as Seed;
 }
 
-/** Reads and checks a seed file; paths in it (`dir`, `bundle`) become absolute. */
+const isKind = (p: string, dir: boolean): boolean => {
+  try {
+    return dir ? fs.statSync(p).isDirectory() : fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** An export archive is a gzipped tar: it starts with gzip's two magic bytes. */
+function isGzip(file: string): boolean {
+  const head = Buffer.alloc(2);
+  const fd = fs.openSync(file, 'r');
+  try {
+    return fs.readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** What is wrong with the file or directory a project's key names, or null. */
+const PATH_CHECKS: Record<string, (p: string) => string | null> = {
+  dir: (p) => (isKind(p, true) ? null : `no directory ${p}`),
+  bundle: (p) => (isKind(p, false) ? null : `no file ${p}`),
+  import: (p) => (!isKind(p, false) ? `no file ${p}` : isGzip(p) ? null : `${p} is not an export archive (a .tar.gz)`),
+};
+
+/** Checks that the paths a checked seed names are there, before anything is applied. */
+export function checkSeedPaths(seed: Seed, where: (at: (string | number)[]) => string = (at) => at.join('.')): void {
+  const errors: string[] = [];
+  (seed.projects ?? []).forEach((p, i) => {
+    for (const [k, check] of Object.entries(PATH_CHECKS)) {
+      const problem = typeof p[k] === 'string' ? check(p[k] as string) : null;
+      if (problem) errors.push(`${where(['projects', i, k])}: ${problem}`);
+    }
+  });
+  if (errors.length) throw new SeedError(errors.join('\n'));
+}
+
+/** Reads and checks a seed file; paths in it (`dir`, `bundle`, `import`) are relative to it, and become absolute. */
 export function readSeedFile(file: string): Seed {
   let text: string;
   try {
@@ -112,19 +158,21 @@ export function readSeedFile(file: string): Seed {
   const seed = checkSeed(doc.toJS(), where);
   const base = path.dirname(path.resolve(file));
   for (const p of seed.projects ?? []) {
-    for (const k of ['dir', 'bundle']) if (typeof p[k] === 'string') p[k] = path.resolve(base, p[k] as string);
+    for (const k of Object.keys(PATH_CHECKS)) if (typeof p[k] === 'string') p[k] = path.resolve(base, p[k] as string);
   }
+  checkSeedPaths(seed, where);
   return seed;
 }
 
-/** A client of the app, as root: the answer's body, or a SeedError naming the request. */
+/** A client of the app, as root: the answer's body, or a SeedError naming the request. A FormData body goes as multipart. */
 function client(app: FastifyInstance, auth: Record<string, string>) {
   return async (method: string, url: string, body?: unknown, what = ''): Promise<any> => {
+    const json = body !== undefined && !(body instanceof FormData);
     const res = await app.inject({
       method: method as 'GET',
       url: `/api/v4${url}`,
-      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      payload: body === undefined ? undefined : JSON.stringify(body),
+      headers: { ...auth, ...(json ? { 'content-type': 'application/json' } : {}) },
+      payload: json ? JSON.stringify(body) : (body as FormData | undefined),
     });
     if (res.statusCode >= 300) throw new SeedError(`${what ? `${what}: ` : ''}${method} ${url} answered ${res.statusCode}: ${res.body}`);
     return res.body ? JSON.parse(res.body) : null;
@@ -146,7 +194,28 @@ function dirActions(dir: string, prefix = ''): Obj[] {
 
 /** Applies a checked seed through the API with `auth` (an administrator's credential headers). */
 export async function applySeed(app: FastifyInstance, c: Container, auth: Record<string, string>, seed: Seed): Promise<void> {
+  checkSeedPaths(seed);
   const api = client(app, auth);
+  // Pushed CI files start pipelines only when the seed asks (`pipelines: true`); the rest of the queued work runs now.
+  const settle = async () => {
+    if (!seed.pipelines) await dropQueuedJobs(c.db, PUSH_PIPELINE_JOB);
+    await runDueWork(c);
+  };
+  /** POST /projects/import with the archive, the import run at once; the imported project. */
+  const importProject = async (file: string, namespace: string | null, own: string, name: unknown, what: string) => {
+    const form = new FormData();
+    form.append('path', own);
+    if (namespace !== null) form.append('namespace', namespace);
+    if (typeof name === 'string') form.append('name', name);
+    form.append('file', new Blob([await fs.promises.readFile(file)], { type: 'application/gzip' }), path.basename(file));
+    const { id } = await api('POST', '/projects/import', form, what);
+    await settle();
+    const status = await api('GET', `/projects/${id}/import`, undefined, what);
+    if (status.import_status !== 'finished') {
+      throw new SeedError(`${what}: the import of ${file} ${status.import_status}: ${status.import_error ?? 'no reason given'}`);
+    }
+    return api('GET', `/projects/${id}`, undefined, what);
+  };
   const userIds = new Map<string, number>();
   const userId = async (username: string, what: string): Promise<number> => {
     if (!userIds.has(username)) {
@@ -204,15 +273,26 @@ export async function applySeed(app: FastifyInstance, c: Container, auth: Record
     const what = `projects.${i} (${full})`;
     const ns = full.includes('/') ? full.slice(0, full.lastIndexOf('/')) : null;
     const own = full.slice(full.lastIndexOf('/') + 1);
-    const namespaceId = ns === null ? undefined : (await api('GET', `/namespaces/${enc(ns)}`, undefined, what)).id;
-    const branch = (p.default_branch as string | undefined) ?? 'main';
-    const project = await api('POST', '/projects', {
+    const attributes = {
       ...((p.settings as Obj | undefined) ?? {}),
-      name: p.name ?? own, path: own, ...(namespaceId ? { namespace_id: namespaceId } : {}),
       ...(p.visibility ? { visibility: p.visibility } : {}), ...(p.description ? { description: p.description } : {}),
-      ...(p.topics ? { topics: p.topics } : {}), default_branch: branch,
-    }, what);
+      ...(p.topics ? { topics: p.topics } : {}),
+    };
+    let project;
+    if (p.import) {
+      // The archive's attributes, then the seed's.
+      project = await importProject(p.import as string, ns, own, p.name, what);
+      const patch = { ...attributes, ...(p.default_branch ? { default_branch: p.default_branch } : {}) };
+      if (Object.keys(patch).length) project = await api('PUT', `/projects/${project.id}`, patch, what);
+    } else {
+      const namespaceId = ns === null ? undefined : (await api('GET', `/namespaces/${enc(ns)}`, undefined, what)).id;
+      project = await api('POST', '/projects', {
+        ...attributes, name: p.name ?? own, path: own, ...(namespaceId ? { namespace_id: namespaceId } : {}),
+        default_branch: (p.default_branch as string | undefined) ?? 'main',
+      }, what);
+    }
     const id = project.id as number;
+    const branch = (p.default_branch as string | undefined) ?? (project.default_branch as string | null) ?? 'main';
 
     if (p.bundle) {
       await fetchBundle(repositoryDir(c, id), p.bundle as string).catch((err: Error) => {
@@ -249,9 +329,7 @@ export async function applySeed(app: FastifyInstance, c: Container, auth: Record
   }
 
   for (const [i, h] of (seed.hooks ?? []).entries()) await api('POST', '/hooks', h, `hooks.${i}`);
-
-  // Pushed CI files start pipelines only when the seed asks (`pipelines: true`).
-  if (!seed.pipelines) await dropQueuedJobs(c.db, PUSH_PIPELINE_JOB);
+  await settle();
 }
 
 /** `serve --seed FILE`. */

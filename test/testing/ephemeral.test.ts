@@ -1,14 +1,16 @@
 // `anvil serve --ephemeral` as a real process: one JSON line on stdout when ready, a fresh data
 // dir in the temp dir removed at SIGTERM (and, after a SIGKILL, by the next start), a seed file
-// applied before it is ready, and a bad seed file refused with its line.
+// applied before it is ready (and by `anvil seed` to a running server), and a bad seed file
+// refused with its line.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ROOT, distIsFresh } from '../../bench/server.js';
+import { fixtureArchive } from '../helpers/import_export.js';
 
 interface Started {
   proc: ChildProcess;
@@ -16,12 +18,23 @@ interface Started {
   stderr: () => string;
 }
 
-/** Starts `anvil serve --ephemeral …` (the build when it is fresh, else through tsx); resolves at its first stdout line or its exit. */
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
+
+/** The `anvil` command with `args`: the build when it is fresh, else through tsx. */
+const anvilCommand = (args: string[]): [string, string[]] =>
+  distIsFresh() ? [path.join(ROOT, 'dist/anvil.cjs'), args] : [process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), ...args]];
+
+/** Runs `anvil …` to its end. */
+function anvil(args: string[]): Promise<{ code: number; stderr: string }> {
+  const [cmd, argv] = anvilCommand(args);
+  return new Promise((resolve) => {
+    execFile(cmd, argv, { cwd: ROOT, env }, (err, _stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stderr }));
+  });
+}
+
+/** Starts `anvil serve --ephemeral …`; resolves at its first stdout line or its exit. */
 function start(args: string[]): Promise<Started & { code: number | null }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
-  const [cmd, argv] = distIsFresh()
-    ? [path.join(ROOT, 'dist/anvil.cjs'), ['serve', '--ephemeral', ...args]]
-    : [process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve', '--ephemeral', ...args]];
+  const [cmd, argv] = anvilCommand(['serve', '--ephemeral', ...args]);
   const proc = spawn(cmd, argv, { cwd: ROOT, env: { ...env, ANVIL_RUNNER_ENABLED: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (d) => (err += d));
@@ -92,6 +105,38 @@ describe('serve --ephemeral', () => {
     assert.equal(fs.existsSync(first.data_dir), false);
     b.proc.kill('SIGTERM');
     await exited(b.proc);
+  });
+
+  it('a seed file imports an export archive named relative to it, at start and by `anvil seed`; a missing one or a file that is no archive is refused with its line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-seedfile-'));
+    fs.writeFileSync(path.join(dir, 'reference.tar.gz'), fixtureArchive());
+    const write = (name: string, text: string) => (fs.writeFileSync(path.join(dir, name), text), path.join(dir, name));
+    const s = await start(['--seed', write('seed.yml', 'projects:\n  - path: root/imported\n    import: ./reference.tar.gz\n')]);
+    try {
+      assert.equal(s.code, null, s.stderr());
+      const ready = JSON.parse(s.line);
+      const get = async (p: string) => (await fetch(`${ready.url}/api/v4/projects/${encodeURIComponent(p)}`, { headers: { 'private-token': ready.token } })).json();
+      assert.deepEqual([(await get('root/imported')).import_status, (await get('root/imported')).default_branch], ['finished', 'master']);
+
+      const cli = (file: string) => anvil(['seed', file, '--url', ready.url, '--token', ready.token]);
+      const more = await cli(write('more.yml', 'projects:\n  - path: root/again\n    import: reference.tar.gz\n'));
+      assert.equal(more.code, 0, more.stderr);
+      assert.equal((await get('root/again')).import_status, 'finished');
+
+      const bad = write('bad.yml', 'projects:\n  - path: root/x\n    import: ./missing.tar.gz\n  - path: root/y\n    import: ./seed.yml\n');
+      const refused = await cli(bad);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, new RegExp(`${bad}:3: projects\\.0\\.import: no file ${dir}/missing\\.tar\\.gz`));
+      assert.match(refused.stderr, new RegExp(`${bad}:5: projects\\.1\\.import: ${dir}/seed\\.yml is not an export archive`));
+      assert.equal((await fetch(`${ready.url}/api/v4/projects/root%2Fx`, { headers: { 'private-token': ready.token } })).status, 404);
+      const atStart = await start(['--seed', bad]);
+      assert.equal(atStart.code, 1);
+      assert.match(atStart.stderr(), new RegExp(`${bad}:3: projects\\.0\\.import: no file`));
+    } finally {
+      s.proc.kill('SIGTERM');
+      await exited(s.proc);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a bad seed file stops the start with an error naming its line', async () => {

@@ -2,9 +2,15 @@
 // (database, repositories, ids), the delivery inbox, the clock; and none of them outside test mode.
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { resetClock } from '../../src/shared/clock.js';
-import { runImportExportJobs } from '../helpers/import_export.js';
+import { fixtureArchive, runImportExportJobs } from '../helpers/import_export.js';
+import { repositoryDir } from '../../src/domain/repository/service.js';
+import { gitText } from '../../src/git/git.js';
 
 /** The example, as JSON. */
 const EXAMPLE = {
@@ -207,6 +213,61 @@ for (const dialect of DIALECTS) {
       const bad = await t.request('POST', '/-/test/seed', { body: { seed: { projects: [{ path: 'x', variables: [{ key: 'K' }] }] } } });
       assert.equal(bad.status, 400);
       assert.match(bad.body.message, /projects\.0\.variables\.0: value is missing/);
+    });
+
+    it("a seed imports projects from export archives, the reference's and Anvil's; a missing file or one that is no archive is refused", async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-seed-import-'));
+      try {
+        const reference = path.join(dir, 'reference.tar.gz');
+        fs.writeFileSync(reference, fixtureArchive());
+        // an export Anvil made, of the seeded acme/demo
+        assert.equal((await t.request('POST', '/api/v4/projects/acme%2Fdemo/export', { body: {} })).status, 202);
+        await runImportExportJobs(t);
+        const exported = await t.app.inject({ method: 'GET', url: '/api/v4/projects/acme%2Fdemo/export/download', headers: { 'private-token': t.rootToken } });
+        assert.equal(exported.statusCode, 200);
+        const ours = path.join(dir, 'demo.tar.gz');
+        fs.writeFileSync(ours, exported.rawPayload);
+
+        const r = await t.request('POST', '/-/test/seed', { body: { seed: {
+          projects: [
+            { path: 'acme/imported', import: reference, members: [{ user: 'alice', access_level: 30 }] },
+            { path: 'acme/again', import: ours, description: 'Seeded again', branches: ['from-seed'] },
+          ],
+        } } });
+        assert.equal(r.status, 204, r.text);
+        const imported = await t.get('/api/v4/projects/acme%2Fimported');
+        assert.equal(imported.status, 200);
+        assert.deepEqual([imported.body.import_status, imported.body.default_branch, imported.body.description],
+          ['finished', 'master', 'Nisi et repellendus ut enim quo accusamus vel magnam.']);
+        assert.match(await gitText(['for-each-ref', '--format=%(refname)'], { gitDir: repositoryDir(t.c, imported.body.id) }), /refs\/heads\/feature\nrefs\/heads\/master\nrefs\/tags\/v1\.0\.0/);
+        assert.equal((await t.get('/api/v4/projects/acme%2Fimported', ALICE)).status, 200, 'alice is a member');
+        const again = await t.get('/api/v4/projects/acme%2Fagain');
+        assert.deepEqual([again.body.description, again.body.default_branch], ['Seeded again', 'main']);
+        assert.equal((await t.get('/api/v4/projects/acme%2Fagain/repository/files/README.md/raw?ref=from-seed')).text, '# demo');
+        // the import ran during the seed: no work of it is left for after a reset
+        assert.equal((await t.request('POST', '/-/test/reset')).status, 204);
+        assert.equal((await t.get('/api/v4/projects/acme%2Fagain/repository/files/README.md/raw?ref=main')).text, '# demo');
+
+        const refused = async (file: string, pattern: RegExp) => {
+          const bad = await t.request('POST', '/-/test/seed', { body: { seed: { projects: [{ path: 'acme/broken', import: file }] } } });
+          assert.equal(bad.status, 400, bad.text);
+          assert.match(bad.body.message, pattern);
+          assert.equal((await t.get('/api/v4/projects/acme%2Fbroken')).status, 404);
+        };
+        await refused(path.join(dir, 'nothing.tar.gz'), /projects\.0\.import: no file .*nothing\.tar\.gz/);
+        fs.writeFileSync(path.join(dir, 'notes.txt'), 'not an archive\n');
+        await refused(path.join(dir, 'notes.txt'), /projects\.0\.import: .*notes\.txt is not an export archive \(a \.tar\.gz\)/);
+        const bad = await t.request('POST', '/-/test/seed', { body: { seed: { projects: [{ path: 'acme/broken', import: ours, files: { a: 'b' } }] } } });
+        assert.match(bad.body.message, /projects\.0\.files: cannot go with import/);
+        // gzip, but no export inside: the import's own reason
+        fs.writeFileSync(path.join(dir, 'empty.tar.gz'), zlib.gzipSync('hello'));
+        const failed = await t.request('POST', '/-/test/seed', { body: { seed: { projects: [{ path: 'acme/empty', import: path.join(dir, 'empty.tar.gz') }] } } });
+        assert.equal(failed.status, 400);
+        assert.match(failed.body.message, /projects\.0 \(acme\/empty\): the import of .*empty\.tar\.gz failed: ./);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+        await t.request('POST', '/-/test/reset');
+      }
     });
 
     it('the OpenAPI document lists the test endpoints under their own tag', async () => {
