@@ -166,6 +166,7 @@ export async function openDatabase(opts: { databaseUrl: string | null; dataDir: 
     // Inside another caller's transaction (between its awaits) a read must wait its turn, as Kysely's queue makes it.
     read: (text, parameters) => (db.inTransaction ? null : cached.prepare(text).all(...parameters)),
     image: () => (db.inTransaction ? null : db.serialize()),
+    exec: (script) => void db.exec(script),
   };
   const cached = withStatementCache(db, run);
   const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
@@ -189,6 +190,8 @@ interface DriverRuns {
   transactionEnds: (() => void)[];
   /** SQLite: the whole database as the bytes of one file, read at one instant; null inside another caller's transaction. */
   image?: () => Buffer | null;
+  /** SQLite: runs a script of several statements in one call. */
+  exec?: (script: string) => void;
 }
 const drivers = new WeakMap<object, DriverRuns>();
 const driverOf = (db: Kysely<any>): DriverRuns | undefined => drivers.get(db.getExecutor().adapter);
@@ -203,6 +206,16 @@ export function readDirectly(db: Kysely<any>, sql: string, parameters: readonly 
 export function databaseImage(db: Kysely<any>): Buffer | null {
   if (db.isTransaction) return null;
   return driverOf(db)?.image?.() ?? null;
+}
+
+/**
+ * Runs a script of several statements on a SQLite database in one call (a test-mode restore: a
+ * hundred statements, each a round of Kysely's executor otherwise). The caller holds the connection.
+ */
+export function execSqliteScript(db: Kysely<any>, script: string): void {
+  const exec = driverOf(db)?.exec;
+  if (!exec) throw new Error('not a SQLite database');
+  exec(script);
 }
 
 /** Calls `fn` each time a transaction on `db`'s database has ended, committed or rolled back. */

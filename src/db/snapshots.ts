@@ -5,7 +5,7 @@
 // foreign-key order, then the sequences). Either way the connection stays open and no id is reused.
 import { sql, type Kysely } from 'kysely';
 import fs from 'node:fs';
-import { databaseImage, dialectOf } from './dialect.js';
+import { databaseImage, dialectOf, execSqliteScript } from './dialect.js';
 
 /** Where one snapshot's database copy lives: a file (SQLite) or a schema (PostgreSQL). */
 export interface DbSnapshot {
@@ -70,21 +70,28 @@ export async function saveDatabase(db: Kysely<any>, where: string): Promise<DbSn
 /** Puts the database back as `snap` saved it, in one transaction. */
 export async function restoreDatabase(db: Kysely<any>, snap: DbSnapshot): Promise<void> {
   if (dialectOf(db) === 'sqlite') {
+    // On the connection Kysely hands out, so no other statement runs meanwhile; as one script.
     await db.connection().execute(async (conn) => {
+      const run = (script: string[]) => execSqliteScript(conn, script.join(';\n'));
       // Foreign keys off while the rows go back (SQLite's count of deferred violations goes wrong
       // over a whole-table swap); the rows are a consistent copy, and checked before the commit.
-      await sql.raw('PRAGMA foreign_keys = OFF').execute(conn);
-      await sql.raw(`ATTACH DATABASE ${literal(snap.where)} AS anvil_snapshot`).execute(conn);
+      run(['PRAGMA foreign_keys = OFF', `ATTACH DATABASE ${literal(snap.where)} AS anvil_snapshot`]);
       try {
-        await conn.transaction().execute(async (tx) => {
-          for (const t of snap.tables) await sql.raw(`DELETE FROM main.${quote(t)}`).execute(tx);
-          for (const t of snap.tables) await sql.raw(`INSERT INTO main.${quote(t)} SELECT * FROM anvil_snapshot.${quote(t)}`).execute(tx);
-          const broken = await sql.raw('PRAGMA main.foreign_key_check').execute(tx);
+        run([
+          'BEGIN',
+          ...snap.tables.map((t) => `DELETE FROM main.${quote(t)}`),
+          ...snap.tables.map((t) => `INSERT INTO main.${quote(t)} SELECT * FROM anvil_snapshot.${quote(t)}`),
+        ]);
+        try {
+          const broken = await sql.raw('PRAGMA main.foreign_key_check').execute(conn);
           if (broken.rows.length) throw new Error('the snapshot breaks foreign keys');
-        });
+          run(['COMMIT']);
+        } catch (err) {
+          run(['ROLLBACK']);
+          throw err;
+        }
       } finally {
-        await sql.raw('DETACH DATABASE anvil_snapshot').execute(conn);
-        await sql.raw('PRAGMA foreign_keys = ON').execute(conn);
+        run(['DETACH DATABASE anvil_snapshot', 'PRAGMA foreign_keys = ON']);
       }
     });
     return;

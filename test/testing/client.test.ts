@@ -75,7 +75,7 @@ describe('startAnvil', () => {
     const t1 = await anvil.clock.advance('25h');
     assert.ok(t1.getTime() - t0.getTime() >= 25 * 3600_000);
     const t2 = await anvil.clock.set('2030-01-01T00:00:00Z');
-    assert.equal(t2.toISOString(), '2030-01-01T00:00:00.000Z');
+    assert.match(t2.toISOString(), /^2030-01-01T00:00:0\d\.\d{3}Z$/); // the clock goes on from there
   });
 
   it('stops: the process ends and its data dir is gone', async () => {

@@ -168,6 +168,8 @@ export class CiRunner {
   /** Tries the job sandbox once; says at start (once) when jobs cannot run, or run unconfined. */
   private async checkSandbox(): Promise<boolean> {
     const c = this.c;
+    // Once per process: a runner started again (a test-mode reset) takes the answer found.
+    if (c.runnerProblem !== undefined) return c.runnerProblem === null;
     if (!c.config.runnerSandbox.enabled) {
       c.log.warn('runner: ANVIL_RUNNER_SANDBOX=off: CI jobs run unconfined, as the server\'s own user, and can read the data dir');
       c.runnerProblem = null;
