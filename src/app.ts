@@ -1,5 +1,6 @@
 // buildApp(container) → a Fastify instance with every route; it never listens (main.ts does).
 import crypto from 'node:crypto';
+import compress, { type FastifyCompressOptions } from '@fastify/compress';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Container } from './domain/context.js';
 import { cleanupUploads, parseQuery, registerBodyParsers } from './http/content.js';
@@ -65,6 +66,18 @@ class RequestLog {
 }
 type LogFn = (...args: unknown[]) => void;
 
+/**
+ * Answers compressed as the client asks (br, gzip): pages, JSON, text, scripts and styles of 1 KB
+ * or more. Not git's smart HTTP, archives, artifacts or images (their own types, already packed or
+ * not worth it), nor event streams. Request bodies are left as sent: git inflates its own.
+ */
+const COMPRESSION: FastifyCompressOptions = {
+  encodings: ['br', 'gzip'],
+  threshold: 1024,
+  customTypes: /^(?:text\/(?!event-stream)|application\/(?:json|javascript|xml)|image\/svg\+xml)/,
+  globalDecompression: false,
+};
+
 export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: c.log as FastifyBaseLogger,
@@ -86,6 +99,7 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   });
 
   await registerBodyParsers(app, { bodyLimit: 10 * 1024 * 1024, fileSizeLimit: 1024 * 1024 * 1024 });
+  await app.register(compress, COMPRESSION);
 
   // onRequest, onSend and onResponse run on every request: callback style, as an async hook costs promises per call.
   app.addHook('onRequest', (req, reply, done) => {
