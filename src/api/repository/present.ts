@@ -5,6 +5,7 @@ import { withMillis } from '../../domain/shared/time.js';
 import type { TagView } from '../../domain/repository/tags.js';
 import type { TreeEntry } from '../../git/objects.js';
 import type { FileDiff } from '../../git/commit_diff.js';
+import type { BlameRun } from '../../git/blame.js';
 
 /** git's strict ISO date with the reference's milliseconds: 2026-01-02T03:04:05.000+00:00. */
 
@@ -63,4 +64,19 @@ export const presentTag = (c: Container, v: TagView) => ({
   commit: v.tag.commit ? presentCommit(c, { commit: v.tag.commit, project: v.project }) : null,
   release: null,
   protected: v.protected,
+});
+
+export const presentBlameRun = ({ commit: m, lines }: BlameRun) => ({
+  commit: {
+    id: m.id,
+    parent_ids: m.parentIds,
+    message: m.message,
+    authored_date: withMillis(m.authoredDate),
+    author_name: m.authorName,
+    author_email: m.authorEmail,
+    committed_date: withMillis(m.committedDate),
+    committer_name: m.committerName,
+    committer_email: m.committerEmail,
+  },
+  lines,
 });

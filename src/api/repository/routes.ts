@@ -2,13 +2,13 @@
 import { Type as T } from '@sinclair/typebox';
 import { createCommit, getCommit, getCommitDiff, listCommits } from '../../domain/repository/commits.js';
 import { createTag, deleteTag, getTag, listTags } from '../../domain/repository/tags.js';
-import { createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
+import { blameFile, createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
 import { listTree } from '../../domain/repository/tree.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath, NotBlank, OneOf } from '../schemas.js';
-import { presentCommit, presentCommitDetail, presentDiff, presentTag, presentTreeEntry } from './present.js';
-import { Commit, CommitDetail, Diff, FileWriteResult, RepositoryFile, Tag, TreeObject } from './schemas.js';
+import { presentBlameRun, presentCommit, presentCommitDetail, presentDiff, presentTag, presentTreeEntry } from './present.js';
+import { BlameRange, Commit, CommitDetail, Diff, FileWriteResult, RepositoryFile, Tag, TreeObject } from './schemas.js';
 
 const TAG = 'repository';
 
@@ -167,6 +167,21 @@ export const repositoryRoutes = [
       const f = await rawFile(c, actor, input.id, input.file_path, input.ref);
       return new FileBody(f.stream, f.contentType, f.size, f.headers);
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/files/:file_path/blame',
+    tag: TAG,
+    summary: 'Who last changed each line of a file: runs of lines with their commit',
+    auth: 'optional',
+    params: T.Object({
+      id: IdOrPath,
+      file_path: T.String(),
+      ref: T.String(),
+      range: T.Optional(T.Object({ start: T.Integer({ minimum: 1 }), end: T.Integer({ minimum: 1 }) })),
+    }),
+    response: T.Array(BlameRange),
+    handler: async ({ c, actor, input }) => (await blameFile(c, actor, input.id, input.file_path, input.ref, input.range)).map(presentBlameRun),
   }),
   route({
     method: 'GET',

@@ -79,3 +79,19 @@ export const Tag = T.Object({
   release: T.Null(),
   protected: T.Boolean(),
 });
+
+/** A run of lines that one commit last changed (`GET …/files/:file_path/blame`). */
+export const BlameRange = T.Object({
+  commit: T.Object({
+    id: T.String(),
+    parent_ids: T.Array(T.String()),
+    message: T.String(),
+    authored_date: T.String(),
+    author_name: T.String(),
+    author_email: T.String(),
+    committed_date: T.String(),
+    committer_name: T.String(),
+    committer_email: T.String(),
+  }),
+  lines: T.Array(T.String()),
+});

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Container } from '../context.js';
+import { blame, type BlameRun } from '../../git/blame.js';
 import { lastCommitFor } from '../../git/log.js';
 import { blobAt, blobStream, readBlob, readCommit } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
@@ -64,6 +65,29 @@ export async function getFile(c: Container, actor: Actor | null, idOrPath: numbe
   const { repo, ref: name, commit, blob } = await locate(c, actor, idOrPath, filePath, ref);
   const content = await readBlob(repo.dir, blob.sha);
   return { ...(await viewOf(repo.dir, name, commit.id, blob, content)), content: content.toString('base64') };
+}
+
+/**
+ * Who last changed each line, as runs of lines from one commit (`range`: lines start..end, 1-based).
+ * A range past the file's end is the reference's 400.
+ */
+export async function blameFile(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  filePath: string,
+  ref: string,
+  range?: { start: number; end: number },
+): Promise<BlameRun[]> {
+  if (range && range.end < range.start) throw invalidParams('range[end] should be greater than or equal to range[start]');
+  const { repo, commit, blob } = await locate(c, actor, idOrPath, filePath, ref);
+  if (range) {
+    const content = await readBlob(repo.dir, blob.sha);
+    const lines = content.length === 0 ? 0 : content.toString('latin1').split('\n').length - (content[content.length - 1] === 10 ? 1 : 0);
+    if (range.start > lines) throw invalidParams('range[start] is outside the file');
+    range = { start: range.start, end: Math.min(range.end, lines) };
+  }
+  return blame(repo.dir, commit.id, blob.path, range);
 }
 
 /** The metadata as headers (the reference's X-…-File-Name style, with the neutral prefix). */
