@@ -1,10 +1,12 @@
 // The repository's files: the tree of a directory, a file (text with line anchors, Markdown
 // rendered, images, or a download link) and its raw bytes. Refs may hold slashes (repository_refs.ts).
-import { pagerOf } from '../api.js';
+import { lastCommitsOfTree } from '../../domain/repository/tree.js';
+import { pagerOf, visitorActor } from '../api.js';
 import { html, type Html } from '../html.js';
 import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { pagerLinks } from '../views/lists.js';
 import { shortSha, when } from '../views/common.js';
+import { highlightLines } from '../views/highlight.js';
 import { renderMarkdown } from '../views/markdown.js';
 import { breadcrumbs, fileApi, projectBase, refsOf, refSwitcher, repoLinks, splitRef, viewUrl, type Refs } from './repository_refs.js';
 
@@ -63,6 +65,7 @@ async function treePage(ctx: ProjectPageContext) {
   if (a.status !== 200) throw new PageNotFound();
   const entries: any[] = a.body;
   const readme = page === 1 ? readmeOf(entries) : undefined;
+  const lastCommits = await lastCommitsOfTree(ctx.c, await visitorActor(ctx.c, ctx.req), p.id, ref, path, entries.map((e) => e.name));
   const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
   return {
     title: `${path || 'Files'} · ${ref} · ${p.name_with_namespace}`,
@@ -71,15 +74,17 @@ async function treePage(ctx: ProjectPageContext) {
 <h1 class="visually-hidden">Files${path ? ` in ${path}` : ''}</h1>
 ${await lastCommitLine(ctx, ref, path)}
 <table class="tree">
-  <caption class="visually-hidden">Files and directories</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Type</th></tr></thead>
+  <caption class="visually-hidden">Files and directories, each with its last commit</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">Last commit</th><th scope="col" class="tree-date">Last update</th></tr></thead>
   <tbody>
-  ${path ? html`<tr><td><a href="${viewUrl(p, 'tree', ref, parent)}">..</a></td><td class="muted">parent directory</td></tr>` : ''}
-  ${entries.map(
-    (e) => html`<tr><td>${entryIcon(e.type)}
-    ${e.type === 'commit' ? e.name : html`<a href="${viewUrl(p, e.type === 'tree' ? 'tree' : 'blob', ref, e.path)}">${e.name}</a>`}</td>
-    <td class="muted">${e.type === 'tree' ? 'directory' : e.type === 'commit' ? 'submodule' : 'file'}</td></tr>`,
-  )}
+  ${path ? html`<tr><td><a href="${viewUrl(p, 'tree', ref, parent)}">..</a></td><td></td><td class="tree-date"></td></tr>` : ''}
+  ${entries.map((e) => {
+    const c = lastCommits.get(e.name);
+    return html`<tr><td>${entryIcon(e.type)}
+    ${e.type === 'commit' ? html`${e.name} <span class="muted">(submodule)</span>` : html`<a href="${viewUrl(p, e.type === 'tree' ? 'tree' : 'blob', ref, e.path)}"${e.type === 'tree' ? html` aria-label="${e.name} (directory)"` : ''}>${e.name}</a>`}</td>
+    <td class="tree-commit">${c ? html`<a href="${projectBase(p)}/-/commit/${c.id}">${titleOf(c.message)}</a>` : ''}</td>
+    <td class="tree-date">${c ? when(utc(c.committedDate)) : ''}</td></tr>`;
+  })}
   </tbody>
 </table>
 ${pagerLinks(pagerOf(a), (n) => `${viewUrl(p, 'tree', ref, path)}?page=${n}`)}
@@ -122,11 +127,16 @@ export function emptyRepositoryPage(ctx: ProjectPageContext, section: 'files' | 
 /** No branch and no tag: nothing was pushed yet. */
 export const isEmptyRepository = (refs: Refs) => refs.branches.length === 0 && refs.tags.length === 0;
 
-function codeLines(text: string): Html {
-  const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
-  return html`<div class="blob-code" role="region" aria-label="File content" tabindex="0">${lines.map(
-    (line, i) => html`<div class="line" id="L${i + 1}"><a class="ln" href="#L${i + 1}" aria-label="Line ${i + 1}">${i + 1}</a><span class="lc">${line}</span></div>`,
-  )}</div>`;
+const utc = (gitDate: string): string => new Date(gitDate).toISOString();
+const titleOf = (message: string): string => message.replace(/^\s+/, '').split('\n')[0].trimEnd();
+
+/** One line of code: its number (a link to itself: `#L12` marks it and scrolls to it) and its text. */
+const codeLine = (line: Html, n: number): Html =>
+  html`<div class="line" id="L${n}"><a class="ln" href="#L${n}" aria-label="Line ${n}">${n}</a><span class="lc">${line}</span></div>`;
+
+async function codeLines(path: string, text: string): Promise<Html> {
+  const lines = await highlightLines(path, text);
+  return html`<div class="blob-code" role="region" aria-label="File content" tabindex="0">${lines.map((line, i) => codeLine(line, i + 1))}</div>`;
 }
 
 async function blobPage(ctx: ProjectPageContext) {
@@ -148,7 +158,7 @@ async function blobPage(ctx: ProjectPageContext) {
   else if (isMarkdown(path) && !plain) {
     const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     content = html`<div class="panel">${renderMarkdown(bytes.toString('utf8'), repoLinks(p, ref, dir))}</div>`;
-  } else content = codeLines(bytes.toString('utf8'));
+  } else content = await codeLines(path, bytes.toString('utf8'));
   const toggle = isMarkdown(path)
     ? html`<nav class="view-toggle" aria-label="Display"><a href="${viewUrl(p, 'blob', ref, path)}"${plain ? '' : html` aria-current="page"`}>Preview</a> <a href="${viewUrl(p, 'blob', ref, path)}?plain=1"${plain ? html` aria-current="page"` : ''}>Code</a></nav>`
     : '';
@@ -161,10 +171,43 @@ ${await lastCommitLine(ctx, ref, path)}
   <h1>${f.file_name}</h1>
   <span class="muted">${formatSize(f.size)}</span>
   ${toggle}
+  <a class="button" href="${viewUrl(p, 'blame', ref, path)}">Blame</a>
   <a class="button" href="${rawUrl}">Raw</a>
   <a class="button" href="${rawUrl}?inline=false" download>Download</a>
 </div>
 ${content}`,
+  };
+}
+
+/** Who last changed each line: the file's lines in runs, each run beside its commit. */
+async function blamePage(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  const refs = await refsOf(ctx);
+  const { ref, path } = splitRef(ctx.params['*'] ?? '', refs);
+  if (!path) throw new PageNotFound();
+  const a = await ctx.api.get(`${fileApi(p, path)}/blame?ref=${encodeURIComponent(ref)}`);
+  if (a.status !== 200) throw new PageNotFound();
+  const runs: { commit: any; lines: string[] }[] = a.body;
+  const name = path.split('/').pop()!;
+  const lines = await highlightLines(path, runs.flatMap((r) => r.lines).join('\n'));
+  let n = 0;
+  return {
+    title: `Blame · ${path} · ${ref} · ${p.name_with_namespace}`,
+    section: 'files',
+    body: html`<div class="toolbar">${refSwitcher(p, refs, ref, 'blame', path)}${breadcrumbs(p, ref, path)}</div>
+<div class="file-header">
+  <h1>Blame: ${name}</h1>
+  <a class="button" href="${viewUrl(p, 'blob', ref, path)}">Normal view</a>
+  <a class="button" href="${viewUrl(p, 'raw', ref, path)}">Raw</a>
+</div>
+<div class="blob-code blame" role="region" aria-label="File content with the last commit of each line" tabindex="0">${runs.map(
+      (r) => html`<div class="blame-run"><div class="blame-commit"><a href="${projectBase(p)}/-/commit/${r.commit.id}">${titleOf(r.commit.message)}</a>
+  <span class="muted">${r.commit.author_name} &middot; ${when(r.commit.committed_date)}</span></div>
+  <div class="blame-lines">${r.lines.map(() => {
+    n++;
+    return codeLine(lines[n - 1] ?? html``, n);
+  })}</div></div>`,
+    )}</div>`,
   };
 }
 
@@ -206,4 +249,5 @@ export const repositoryPages: ProjectPage[] = [
   { path: 'tree/*', handler: treePage },
   { path: 'blob/*', handler: blobPage },
   { path: 'raw/*', handler: rawPage },
+  { path: 'blame/*', handler: blamePage },
 ];

@@ -48,7 +48,7 @@ export function splitRef(text: string, refs: Refs): { ref: string; path: string 
 export const projectBase = (project: any): string => `/${encodePath(project.path_with_namespace)}`;
 
 /** The URL of a view of `ref` at `path`: tree, blob, raw or commits. */
-export function viewUrl(project: any, view: 'tree' | 'blob' | 'raw' | 'commits', ref: string, path = ''): string {
+export function viewUrl(project: any, view: 'tree' | 'blob' | 'blame' | 'raw' | 'commits', ref: string, path = ''): string {
   return `${projectBase(project)}/-/${view}/${encodePath(ref)}${path ? `/${encodePath(path)}` : ''}`;
 }
 
@@ -77,7 +77,7 @@ export function breadcrumbs(project: any, ref: string, path: string): Html {
 }
 
 /** A form that switches to another branch or tag on the same view (works without script). */
-export function refSwitcher(project: any, refs: Refs, current: string, view: 'tree' | 'blob' | 'commits', path: string): Html {
+export function refSwitcher(project: any, refs: Refs, current: string, view: 'tree' | 'blob' | 'blame' | 'commits', path: string): Html {
   const known = refs.branches.includes(current) || refs.tags.includes(current);
   return html`<form method="get" action="${projectBase(project)}/-/refs/switch" class="ref-switcher">
   <input type="hidden" name="destination" value="${view}">
@@ -98,7 +98,7 @@ export const refSwitchPages: ProjectPage[] = [
     async handler(ctx) {
       const dest = ctx.query.get('destination');
       const ref = ctx.query.get('ref');
-      if (!ref || (dest !== 'tree' && dest !== 'blob' && dest !== 'commits')) throw new PageNotFound();
+      if (!ref || (dest !== 'tree' && dest !== 'blob' && dest !== 'blame' && dest !== 'commits')) throw new PageNotFound();
       ctx.reply.redirect(viewUrl(ctx.project, dest, ref, ctx.query.get('path') ?? ''), 302);
       return SENT;
     },
