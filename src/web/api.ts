@@ -1,10 +1,6 @@
 // The pages read through the public REST API, in-process: the same routes, the same permission
 // checks, as the visitor (their session cookie is passed on). There is no second model of access.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Actor } from '../domain/auth/actor.js';
-import { authenticate } from '../domain/auth/service.js';
-import type { Container } from '../domain/context.js';
-import { credentialOf } from '../http/auth.js';
 
 export interface ApiAnswer {
   status: number;
@@ -51,13 +47,4 @@ export function pagerOf(a: ApiAnswer): Pager {
     return v === undefined || v === '' ? null : Number(v);
   };
   return { page: num('x-page') ?? 1, nextPage: num('x-next-page'), prevPage: num('x-prev-page'), totalPages: num('x-total-pages') };
-}
-
-/**
- * The visitor as the domain knows them, for the few reads the REST API has no endpoint for (the
- * tree's last commit per entry): the same credential and checks as an API call of theirs.
- */
-export async function visitorActor(c: Container, req: FastifyRequest): Promise<Actor | null> {
-  const cred = credentialOf(req, {});
-  return cred ? authenticate(c, cred) : null;
 }

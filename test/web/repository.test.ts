@@ -217,8 +217,23 @@ for (const dialect of DIALECTS) {
       assert.equal(await line2.getByRole('link', { name: 'Line 2' }).getAttribute('href'), '#L2');
       assert.notEqual(await line2.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgba(0, 0, 0, 0)', 'the anchored line is highlighted');
       assert.equal(await page.getByRole('link', { name: 'Raw' }).getAttribute('href'), `${base()}/-/raw/main/src/app.ts`);
+      assert.equal(await page.getByRole('link', { name: 'Download' }).getAttribute('href'), `${base()}/-/raw/main/src/app.ts?inline=false`);
+      // highlighted on the server: the keyword is coloured, nothing waits for a script
+      assert.equal(await line2.locator('.hljs-keyword').first().innerText(), 'export');
+      assert.notEqual(await line2.locator('.hljs-keyword').first().evaluate((el) => getComputedStyle(el).color), await line2.evaluate((el) => getComputedStyle(el).color));
+      // clicking a line number marks that line
+      await page.locator('#L1').getByRole('link', { name: 'Line 1' }).click();
+      await page.waitForURL(/#L1$/);
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-repo-blob`);
+      // blame: each run of lines beside the commit that last changed it
+      await page.getByRole('link', { name: 'Blame' }).click();
+      await page.waitForURL(`${s.url}${base()}/-/blame/main/src/app.ts`);
+      await page.getByRole('heading', { name: 'Blame: app.ts' }).waitFor();
+      assert.equal(await page.locator('.blame #L2 .lc').innerText(), 'export const two = 22;');
+      assert.ok((await page.locator('.blame-commit a').count()) >= 1);
+      assert.deepEqual(await seriousA11yViolations(page), []);
+      await screenshot(page, `${dialect}-repo-blame`);
       await page.goto(`${base()}/-/blob/main/docs/guide.md`);
       await page.locator('.markdown').getByRole('heading', { name: 'Guide' }).waitFor();
       assert.equal(await page.locator('.markdown').getByRole('link', { name: 'readme' }).getAttribute('href'), `${base()}/-/blob/main/README.md`);

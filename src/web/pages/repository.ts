@@ -1,7 +1,6 @@
 // The repository's files: the tree of a directory, a file (text with line anchors, Markdown
 // rendered, images, or a download link) and its raw bytes. Refs may hold slashes (repository_refs.ts).
-import { lastCommitsOfTree } from '../../domain/repository/tree.js';
-import { pagerOf, visitorActor } from '../api.js';
+import { pagerOf } from '../api.js';
 import { html, type Html } from '../html.js';
 import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { pagerLinks } from '../views/lists.js';
@@ -65,7 +64,6 @@ async function treePage(ctx: ProjectPageContext) {
   if (a.status !== 200) throw new PageNotFound();
   const entries: any[] = a.body;
   const readme = page === 1 ? readmeOf(entries) : undefined;
-  const lastCommits = await lastCommitsOfTree(ctx.c, await visitorActor(ctx.c, ctx.req), p.id, ref, path, entries.map((e) => e.name));
   const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
   return {
     title: `${path || 'Files'} · ${ref} · ${p.name_with_namespace}`,
@@ -74,17 +72,15 @@ async function treePage(ctx: ProjectPageContext) {
 <h1 class="visually-hidden">Files${path ? ` in ${path}` : ''}</h1>
 ${await lastCommitLine(ctx, ref, path)}
 <table class="tree">
-  <caption class="visually-hidden">Files and directories, each with its last commit</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Last commit</th><th scope="col" class="tree-date">Last update</th></tr></thead>
+  <caption class="visually-hidden">Files and directories</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">Type</th></tr></thead>
   <tbody>
-  ${path ? html`<tr><td><a href="${viewUrl(p, 'tree', ref, parent)}">..</a></td><td></td><td class="tree-date"></td></tr>` : ''}
-  ${entries.map((e) => {
-    const c = lastCommits.get(e.name);
-    return html`<tr><td>${entryIcon(e.type)}
-    ${e.type === 'commit' ? html`${e.name} <span class="muted">(submodule)</span>` : html`<a href="${viewUrl(p, e.type === 'tree' ? 'tree' : 'blob', ref, e.path)}"${e.type === 'tree' ? html` aria-label="${e.name} (directory)"` : ''}>${e.name}</a>`}</td>
-    <td class="tree-commit">${c ? html`<a href="${projectBase(p)}/-/commit/${c.id}">${titleOf(c.message)}</a>` : ''}</td>
-    <td class="tree-date">${c ? when(utc(c.committedDate)) : ''}</td></tr>`;
-  })}
+  ${path ? html`<tr><td><a href="${viewUrl(p, 'tree', ref, parent)}">..</a></td><td class="muted">parent directory</td></tr>` : ''}
+  ${entries.map(
+    (e) => html`<tr><td>${entryIcon(e.type)}
+    ${e.type === 'commit' ? e.name : html`<a href="${viewUrl(p, e.type === 'tree' ? 'tree' : 'blob', ref, e.path)}">${e.name}</a>`}</td>
+    <td class="muted">${e.type === 'tree' ? 'directory' : e.type === 'commit' ? 'submodule' : 'file'}</td></tr>`,
+  )}
   </tbody>
 </table>
 ${pagerLinks(pagerOf(a), (n) => `${viewUrl(p, 'tree', ref, path)}?page=${n}`)}
@@ -127,7 +123,6 @@ export function emptyRepositoryPage(ctx: ProjectPageContext, section: 'files' | 
 /** No branch and no tag: nothing was pushed yet. */
 export const isEmptyRepository = (refs: Refs) => refs.branches.length === 0 && refs.tags.length === 0;
 
-const utc = (gitDate: string): string => new Date(gitDate).toISOString();
 const titleOf = (message: string): string => message.replace(/^\s+/, '').split('\n')[0].trimEnd();
 
 /** One line of code: its number (a link to itself: `#L12` marks it and scrolls to it) and its text. */
