@@ -3,8 +3,7 @@
 // git's default or topological order, at any depth. What the walk cannot answer exactly goes to
 // git log itself: dates git reads otherwise, a commit the parser does not render, symbolic refs.
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
-import { finished, git, gitStream, gitText, safeArg } from './git.js';
+import { git, gitText, safeArg } from './git.js';
 import { FIELDS, parseCommits, type CommitInfo } from './objects.js';
 import { commitByRevision, remember } from './object_store.js';
 import { walkCommits, type Tip, type Walk } from './walk.js';
@@ -120,43 +119,4 @@ async function lastCommitNow(repo: string, commit: string, filePath: string): Pr
     if (walked) return walked[0]?.id ?? null;
   }
   return (await gitText(['log', '-1', '--format=%H', safeArg(commit, 'revision'), '--', where.spec], { gitDir: repo, env: LITERAL })) || null;
-}
-
-/**
- * The newest commit that touched each of `names` (entries of the directory `dir`, '' for the root)
- * at `commit` (a sha): one `git log --name-only` over the directory, read until every name has its
- * commit or `maxCommits` were read (a name left out changed longer ago; a big folder stays bounded).
- */
-export async function lastCommitsOfEntries(repo: string, commit: string, dir: string, names: string[], maxCommits = 2000): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  const wanted = new Set(names);
-  if (wanted.size === 0) return found;
-  const prefix = dir ? `${dir.replace(/\/+$/, '')}/` : '';
-  const child = gitStream(['log', '--format=%x1e%H', '--name-only', '-z', `--max-count=${maxCommits}`, safeArg(commit, 'revision'), '--', prefix || '.'], {
-    gitDir: repo,
-    env: LITERAL,
-  });
-  const done = finished(child).catch(() => undefined); // stopped early on purpose, or an empty history
-  // records: \x1e<sha>\0, then \n<path>\0<path>\0…; a record is read once the next one begins
-  const take = (record: string) => {
-    const [sha, ...files] = record.split('\0');
-    for (const file of files) {
-      const f = file.replace(/^\n/, '');
-      if (!f.startsWith(prefix)) continue;
-      const name = f.slice(prefix.length).split('/')[0];
-      if (wanted.delete(name)) found.set(name, sha);
-    }
-  };
-  let rest = '';
-  const utf8 = new StringDecoder('utf8'); // a character may straddle two chunks
-  for await (const chunk of child.stdout) {
-    const records = (rest + utf8.write(chunk as Buffer)).split('\x1e');
-    rest = records.pop()!;
-    for (const r of records) if (r) take(r);
-    if (wanted.size === 0) break;
-  }
-  if (rest) take(rest);
-  child.kill();
-  await done;
-  return found;
 }

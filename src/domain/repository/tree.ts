@@ -1,8 +1,6 @@
 // The repository tree API: the entries of a directory at a ref, optionally recursive, paged.
 import type { Container } from '../context.js';
-import { lastCommitsOfEntries } from '../../git/log.js';
-import { commitsByShas } from '../../git/object_store.js';
-import { listTree as lsTree, readCommit, type CommitInfo, type TreeEntry } from '../../git/objects.js';
+import { listTree as lsTree, readCommit, type TreeEntry } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
 import { notFound } from '../errors.js';
 import { COUNT_CAP, type PageRequest, type PageResult } from '../shared/page.js';
@@ -35,24 +33,4 @@ export async function listTree(c: Container, actor: Actor | null, idOrPath: numb
     total: entries.length > COUNT_CAP ? null : entries.length,
     hasNext: entries.length > start + page.perPage,
   };
-}
-
-/**
- * The newest commit of each entry of a directory (the tree page's last-commit column): one git run
- * for the page's entries, bounded (see lastCommitsOfEntries). Read access as for the tree itself.
- */
-export async function lastCommitsOfTree(
-  c: Container,
-  actor: Actor | null,
-  idOrPath: number | string,
-  ref: string,
-  dir: string,
-  names: string[],
-): Promise<Map<string, CommitInfo>> {
-  const repo = await readableRepository(c, actor, idOrPath);
-  const commit = await readCommit(repo.dir, ref);
-  if (!commit) throw notFound('Tree');
-  const shas = await lastCommitsOfEntries(repo.dir, commit.id, dir, names);
-  const commits = await commitsByShas(repo.dir, [...new Set(shas.values())]);
-  return new Map([...shas].flatMap(([name, sha]) => (commits.has(sha) ? [[name, commits.get(sha)!] as const] : [])));
 }
