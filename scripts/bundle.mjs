@@ -70,6 +70,14 @@ const START_PATCHES = [
     by: `_createParamsObject: (() => ${LAZY_ROUTER_FN('this._compileCreateParamsObject(params)')})()`,
   },
   {
+    // Node defines the global Response on first use, loading its whole fetch (undici): the
+    // compression plugin's check of every answer did that on the first request. Only an object
+    // with arrayBuffer() can be a Response.
+    file: /node_modules\/@fastify\/compress\/lib\/utils\.js$/,
+    text: 'return obj instanceof Response',
+    by: "return typeof obj?.arrayBuffer === 'function' && obj instanceof Response",
+  },
+  {
     // compiled again at every handler added to a node; now once, at the node's first lookup
     file: /node_modules\/find-my-way\/lib\/handler-storage\.js$/,
     text: 'this._compileGetHandlerMatchingConstraints(constrainer, constraints)',
