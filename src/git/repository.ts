@@ -100,6 +100,33 @@ export async function countCommits(dir: string, rev: string, not: string | null 
   return r.code === 0 ? Number(r.stdout.toString().trim()) : 0;
 }
 
+/** The best common ancestor of two commits (what a three-dot compare diffs against); null when they share none. */
+export async function mergeBase(dir: string, a: string, b: string): Promise<string | null> {
+  if (!isSafeArg(a) || !isSafeArg(b)) return null;
+  const r = await git(['merge-base', '--end-of-options', a, b], { gitDir: dir, okCodes: [1, 128] });
+  const sha = r.stdout.toString().trim();
+  return r.code === 0 && SHA_RE.test(sha) ? sha : null;
+}
+
+/**
+ * How far each tip has moved from `base`: commits only the tip has (ahead) and commits only base
+ * has (behind), one `rev-list --left-right --count` per tip; a tip equal to base costs nothing.
+ */
+export async function aheadBehind(dir: string, base: string, tips: string[]): Promise<Map<string, { ahead: number; behind: number }>> {
+  const out = new Map<string, { ahead: number; behind: number }>();
+  if (!isSafeArg(base)) return out;
+  await Promise.all(
+    [...new Set(tips)].map(async (tip) => {
+      if (tip === base) return void out.set(tip, { ahead: 0, behind: 0 });
+      if (!isSafeArg(tip)) return;
+      const r = await git(['rev-list', '--left-right', '--count', `${base}...${tip}`, '--'], { gitDir: dir, okCodes: [128] });
+      const [behind, ahead] = r.stdout.toString().trim().split(/\s+/).map(Number);
+      if (r.code === 0 && Number.isInteger(ahead) && Number.isInteger(behind)) out.set(tip, { ahead, behind });
+    }),
+  );
+  return out;
+}
+
 /** The full message of the newest commit reachable from `rev` and not from `not`; null when there is none. */
 export async function newestMessage(dir: string, rev: string, not: string | null = null): Promise<string | null> {
   if (!isSafeArg(rev) || (not !== null && !isSafeArg(not))) return null;

@@ -3,6 +3,7 @@ import type { Container } from '../../domain/context.js';
 import type { CommitView } from '../../domain/repository/commits.js';
 import { withMillis } from '../../domain/shared/time.js';
 import type { TagView } from '../../domain/repository/tags.js';
+import type { CompareView } from '../../domain/repository/compare.js';
 import type { TreeEntry } from '../../git/objects.js';
 import type { FileDiff } from '../../git/commit_diff.js';
 import type { BlameRun } from '../../git/blame.js';
@@ -80,3 +81,15 @@ export const presentBlameRun = ({ commit: m, lines }: BlameRun) => ({
   },
   lines,
 });
+
+export function presentCompare(c: Container, v: CompareView) {
+  const commits = v.commits.map((commit) => presentCommit(c, { commit, project: v.project }));
+  return {
+    commit: commits.at(-1) ?? null,
+    commits,
+    diffs: v.diffs.map(presentDiff),
+    compare_timeout: false,
+    compare_same_ref: v.sameRef,
+    web_url: `${c.config.externalUrl}/${v.project.full_path}/-/compare/${v.from}...${v.to}`,
+  };
+}

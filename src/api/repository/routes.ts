@@ -1,14 +1,15 @@
 // Content without git: commits from actions, commit readers, repository files and the tree.
 import { Type as T } from '@sinclair/typebox';
 import { createCommit, getCommit, getCommitDiff, listCommits } from '../../domain/repository/commits.js';
+import { compareRefs } from '../../domain/repository/compare.js';
 import { createTag, deleteTag, getTag, listTags } from '../../domain/repository/tags.js';
 import { blameFile, createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
 import { listTree } from '../../domain/repository/tree.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath, NotBlank, OneOf } from '../schemas.js';
-import { presentBlameRun, presentCommit, presentCommitDetail, presentDiff, presentTag, presentTreeEntry } from './present.js';
-import { BlameRange, Commit, CommitDetail, Diff, FileWriteResult, RepositoryFile, Tag, TreeObject } from './schemas.js';
+import { presentBlameRun, presentCommit, presentCommitDetail, presentCompare, presentDiff, presentTag, presentTreeEntry } from './present.js';
+import { BlameRange, Commit, CommitDetail, Compare, Diff, FileWriteResult, RepositoryFile, Tag, TreeObject } from './schemas.js';
 
 const TAG = 'repository';
 
@@ -91,6 +92,16 @@ export const repositoryRoutes = [
     response: Diff,
     paginated: true,
     handler: async ({ c, actor, input, page }) => mapPage(await getCommitDiff(c, actor, input.id, input.sha, page), presentDiff),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/compare',
+    tag: TAG,
+    summary: 'Commits and diff between two refs (from their merge base, or straight from `from`)',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, from: T.String(), to: T.String(), straight: T.Optional(T.Boolean()) }),
+    response: Compare,
+    handler: async ({ c, actor, input }) => presentCompare(c, await compareRefs(c, actor, input.id, input)),
   }),
   route({
     method: 'GET',

@@ -70,6 +70,16 @@ export const Diff = T.Object({
   deleted_file: T.Boolean(),
 });
 
+/** A comparison of two refs (the reference's Compare entity): `commit` is the newest of `commits`, or null. */
+export const Compare = T.Object({
+  commit: Nullable(Commit),
+  commits: T.Array(Commit),
+  diffs: T.Array(Diff),
+  compare_timeout: T.Boolean(),
+  compare_same_ref: T.Boolean(),
+  web_url: T.String(),
+});
+
 /** A tag (the reference's Tag entity); Anvil has no releases and no protected tags. */
 export const Tag = T.Object({
   name: T.String(),

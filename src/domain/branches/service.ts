@@ -15,7 +15,7 @@ import {
   type CommitInfo,
 } from '../../git/refs.js';
 import { branchNames, branchTips, branchWithCommit, commitsBySha, mergedBranches } from '../../git/ref_files.js';
-import { countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
+import { aheadBehind, countCommits, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import { compareAndSwapRef, readCommit, writeCommit } from '../../git/objects.js';
 import { actingAs, type Actor } from '../auth/actor.js';
 import { apiError, DomainError, forbidden, notFound } from '../errors.js';
@@ -113,6 +113,26 @@ export async function getBranch(c: Container, actor: Actor | null, idOrPath: num
   const ref = await branchWithCommit(repositoryDir(c, row.id), name);
   if (!ref) throw notFound('Branch');
   return (await views(c, actor, row, access, [ref]))[0];
+}
+
+/**
+ * How many commits each named branch is ahead of and behind the default branch (the branches
+ * page's counts; the reference's web answers them beside its API). Unknown names are left out.
+ */
+export async function divergingCounts(c: Container, actor: Actor | null, idOrPath: number | string, names: string[]): Promise<Map<string, { ahead: number; behind: number }>> {
+  const { row } = await readable(c, actor, idOrPath);
+  const dir = repositoryDir(c, row.id);
+  const tips = branchTips(dir);
+  const base = row.default_branch ? tips.get(row.default_branch) : undefined;
+  const out = new Map<string, { ahead: number; behind: number }>();
+  if (!base) return out;
+  const known = names.filter((n) => tips.has(n));
+  const counts = await aheadBehind(dir, base, known.map((n) => tips.get(n)!));
+  for (const n of known) {
+    const count = counts.get(tips.get(n)!);
+    if (count) out.set(n, count);
+  }
+  return out;
 }
 
 /** HEAD /projects/:id/repository/branches/:branch: 204 when it exists, else 404. */
