@@ -1,10 +1,6 @@
 // The pages read through the public REST API, in-process: the same routes, the same permission
 // checks, as the visitor (their session cookie is passed on). There is no second model of access.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Actor } from '../domain/auth/actor.js';
-import { authenticate } from '../domain/auth/service.js';
-import type { Container } from '../domain/context.js';
-import { credentialOf } from '../http/auth.js';
 
 export interface ApiAnswer {
   status: number;
@@ -53,12 +49,3 @@ export function pagerOf(a: ApiAnswer): Pager {
   return { page: num('x-page') ?? 1, nextPage: num('x-next-page'), prevPage: num('x-prev-page'), totalPages: num('x-total-pages') };
 }
 
-/**
- * The visitor as the API would see them, for the rare page that asks the domain for something the
- * REST API has no route for (the branches' ahead/behind counts); the domain still checks access.
- */
-export async function visitorActor(c: Container, req: FastifyRequest): Promise<Actor | null> {
-  const cred = credentialOf(req, {});
-  // a credential the API would refuse makes the visitor anonymous here (the API answered the page already)
-  return cred ? authenticate(c, cred).catch(() => null) : null;
-}

@@ -1,11 +1,11 @@
 // Branches: list, get (and HEAD), create, delete, delete merged branches.
 import { Type as T } from '@sinclair/typebox';
-import { branchExists, createBranch, deleteBranch, deleteMergedBranches, getBranch, listBranches } from '../../domain/branches/service.js';
+import { branchExists, createBranch, deleteBranch, deleteMergedBranches, divergingCounts, getBranch, listBranches } from '../../domain/branches/service.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath, NotBlank } from '../schemas.js';
 import { presentBranch } from './present.js';
-import { Accepted, Branch } from './schemas.js';
+import { Accepted, Branch, DivergingCounts } from './schemas.js';
 
 const TAG = 'branches';
 
@@ -20,6 +20,18 @@ export const branchRoutes = [
     response: Branch,
     paginated: true,
     handler: async ({ c, actor, input, page }) => mapPage(await listBranches(c, actor, input.id, input.search, page), (b) => presentBranch(c, b)),
+  }),
+  route({
+    method: 'GET',
+    // Anvil's: the reference answers these counts from its web (…/-/branches/diverging_commit_counts),
+    // not its API; here the web reads them through the API like everything else.
+    path: '/projects/:id/repository/diverging_commit_counts',
+    tag: TAG,
+    summary: 'Commits each named branch is behind and ahead of the default branch (for the branches page)',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, names: T.Array(T.String(), { maxItems: 100 }) }),
+    response: DivergingCounts,
+    handler: async ({ c, actor, input }) => Object.fromEntries(await divergingCounts(c, actor, input.id, input.names)),
   }),
   route({
     method: 'GET',

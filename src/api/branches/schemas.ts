@@ -34,3 +34,6 @@ export const Branch = T.Object({
 });
 
 export const Accepted = T.Object({ message: T.String() });
+
+/** Branch name → its commits behind and ahead of the default branch. */
+export const DivergingCounts = T.Record(T.String(), T.Object({ behind: T.Integer(), ahead: T.Integer() }));

@@ -39,6 +39,8 @@ export function errorText(a: Answer): string {
   const b = a.body;
   if (b && typeof b === 'object') {
     const m = b.message ?? b.error;
+    // the API's bare refusal, in words a visitor can act on
+    if (m === '403 Forbidden') return 'You are not allowed to do this: your role in this project is too low (403 Forbidden).';
     if (typeof m === 'string') return m;
     if (m && typeof m === 'object') {
       return Object.entries(m)

@@ -1,17 +1,83 @@
 // Branches with their protection, tags, and the protected branches settings (maintainers).
 import { pagerOf } from '../api.js';
-import { html } from '../html.js';
+import { encodePath, html, type Html } from '../html.js';
 import { PageNotFound, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { DEVELOPER } from '../project_nav.js';
 import { shortSha, when } from '../views/common.js';
 import { pagerLinks } from '../views/lists.js';
 import { settingsTabs } from '../views/settings_nav.js';
-import { projectBase, viewUrl } from './repository_refs.js';
+import { compareUrl } from './repository_compare.js';
+import { projectBase, refsOf, repoLinks, viewUrl } from './repository_refs.js';
+import { renderMarkdown } from '../views/markdown.js';
 
 const pageOf = (q: URLSearchParams): number => Math.max(1, Number.parseInt(q.get('page') ?? '1', 10) || 1);
 
 /** Who a protected branch lets push or merge, in the reference's words (from the Branch entity's flags). */
 const whoMay = (developersCan: boolean): string => (developersCan ? 'Developers + Maintainers' : 'Maintainers');
+
+/** A branch's distance from the default branch: commits behind and ahead, the ahead ones a comparison away. */
+function divergence(p: any, b: any, count: { ahead: number; behind: number } | undefined): Html {
+  if (b.default) return html`<span class="muted">default branch</span>`;
+  if (!count) return html`<span class="muted">&mdash;</span>`;
+  return html`<span class="divergence" data-behind="${count.behind}" data-ahead="${count.ahead}"><span title="Commits on ${p.default_branch} that ${b.name} has not">${count.behind} behind</span> &middot; ${
+    count.ahead > 0 ? html`<a href="${compareUrl(p, p.default_branch, b.name)}" title="Commits on ${b.name} that ${p.default_branch} has not">${count.ahead} ahead</a>` : html`<span>0 ahead</span>`
+  }</span>`;
+}
+
+/** Pages that create a ref: below Developer the visitor is told why there is no form. */
+function tooLow(what: string): Html {
+  return html`<p class="flash" role="status">Creating ${what} needs at least the Developer role in this project.</p>`;
+}
+
+/** A ref to start from: any branch, tag or commit, with the names offered as suggestions. */
+async function refPicker(ctx: ProjectPageContext, value: string): Promise<Html> {
+  const refs = await refsOf(ctx);
+  return html`<label><span>Create from</span><input type="text" name="ref" value="${value}" list="ref-names" required autocomplete="off" aria-describedby="ref-help"></label>
+    <p id="ref-help" class="muted">A branch, a tag or a commit id.</p>
+    <datalist id="ref-names">${refs.branches.map((b) => html`<option value="${b}">`)}${refs.tags.map((t) => html`<option value="${t}">`)}</datalist>`;
+}
+
+async function newBranchPage(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  const base = projectBase(p);
+  return {
+    title: `New branch · ${p.name_with_namespace}`,
+    section: 'branches',
+    body: html`<h1>New branch</h1>
+${
+  ctx.access < DEVELOPER
+    ? tooLow('a branch')
+    : html`<form class="stack panel" data-api="/projects/${p.id}/repository/branches" data-method="POST" data-then="redirect:${base}/-/tree/{name}">
+    <label><span>Branch name</span><input type="text" name="branch" required autocomplete="off"></label>
+    ${await refPicker(ctx, ctx.query.get('ref') ?? p.default_branch ?? '')}
+    <button type="submit" class="primary">Create branch</button>
+  </form>`
+}
+<p><a href="${base}/-/branches">Back to branches</a></p>`,
+  };
+}
+
+async function newTagPage(ctx: ProjectPageContext) {
+  const p = ctx.project;
+  const base = projectBase(p);
+  return {
+    title: `New tag · ${p.name_with_namespace}`,
+    section: 'branches',
+    body: html`<h1>New tag</h1>
+${
+  ctx.access < DEVELOPER
+    ? tooLow('a tag')
+    : html`<form class="stack panel" data-api="/projects/${p.id}/repository/tags" data-method="POST" data-then="redirect:${base}/-/tags">
+    <label><span>Tag name</span><input type="text" name="tag_name" required autocomplete="off" placeholder="v1.0.0"></label>
+    ${await refPicker(ctx, ctx.query.get('ref') ?? p.default_branch ?? '')}
+    <label><span>Message and release notes</span><textarea name="message" rows="6" aria-describedby="message-help"></textarea></label>
+    <p id="message-help" class="muted">With a message the tag is annotated; the tags page shows it as the release notes (Markdown).</p>
+    <button type="submit" class="primary">Create tag</button>
+  </form>`
+}
+<p><a href="${base}/-/tags">Back to tags</a></p>`,
+  };
+}
 
 async function branchesPage(ctx: ProjectPageContext) {
   const p = ctx.project;
@@ -21,10 +87,14 @@ async function branchesPage(ctx: ProjectPageContext) {
   if (a.status !== 200) throw new PageNotFound();
   const branches: any[] = a.body;
   const canDelete = ctx.access >= DEVELOPER;
+  const names = branches.filter((b) => !b.default).map((b) => `names[]=${encodeURIComponent(b.name)}`);
+  const diverging = names.length ? await ctx.api.get(`/projects/${p.id}/repository/diverging_commit_counts?${names.join('&')}`) : null;
+  const counts = new Map<string, { ahead: number; behind: number }>(diverging?.status === 200 ? Object.entries(diverging.body) : []);
   return {
     title: `Branches · ${p.name_with_namespace}`,
     section: 'branches',
-    body: html`<div class="toolbar"><h1>Branches</h1><a href="${projectBase(p)}/-/tags">Tags</a></div>
+    body: html`<div class="toolbar"><h1>Branches</h1><a href="${projectBase(p)}/-/tags">Tags</a> <a href="${projectBase(p)}/-/compare">Compare</a>
+  ${canDelete ? html`<a class="button primary" href="${projectBase(p)}/-/branches/new">New branch</a>` : ''}</div>
 <form method="get" class="toolbar" role="search">
   <label>Search branches <input type="text" name="search" value="${search}"></label>
   <button type="submit">Search</button>
@@ -34,7 +104,7 @@ ${
     ? html`<p class="muted">${search ? 'No branches match.' : 'The repository has no branches yet.'}</p>`
     : html`<table>
   <caption class="visually-hidden">Branches</caption>
-  <thead><tr><th scope="col">Branch</th><th scope="col">Last commit</th><th scope="col">Protection</th>${canDelete ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
+  <thead><tr><th scope="col">Branch</th><th scope="col">Last commit</th><th scope="col">Behind / ahead of ${p.default_branch ?? 'the default branch'}</th><th scope="col">Protection</th>${canDelete ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
   <tbody>
   ${branches.map(
     (b) => html`<tr data-branch="${b.name}">
@@ -43,6 +113,7 @@ ${
       ${b.protected ? html` <span class="tag-label protected">protected</span>` : ''}
       ${b.merged ? html` <span class="tag-label merged">merged</span>` : ''}</td>
     <td><a href="${projectBase(p)}/-/commit/${b.commit.id}"><code>${shortSha(b.commit.id)}</code></a> ${b.commit.title}<br><span class="muted">${when(b.commit.committed_date)}</span></td>
+    <td>${divergence(p, b, counts.get(b.name))}</td>
     <td>${
       b.protected
         ? html`Allowed to push: ${whoMay(b.developers_can_push)}<br>Allowed to merge: ${whoMay(b.developers_can_merge)}`
@@ -75,19 +146,20 @@ async function tagsPage(ctx: ProjectPageContext) {
   return {
     title: `Tags · ${p.name_with_namespace}`,
     section: 'branches',
-    body: html`<div class="toolbar"><h1>Tags</h1><a href="${projectBase(p)}/-/branches">Branches</a></div>
+    body: html`<div class="toolbar"><h1>Tags</h1><a href="${projectBase(p)}/-/branches">Branches</a>
+  ${ctx.access >= DEVELOPER ? html`<a class="button primary" href="${projectBase(p)}/-/tags/new">New tag</a>` : ''}</div>
 ${
   tags.length === 0
     ? html`<p class="muted">The repository has no tags yet.</p>`
     : html`<table>
   <caption class="visually-hidden">Tags</caption>
-  <thead><tr><th scope="col">Tag</th><th scope="col">Commit</th><th scope="col">Message</th></tr></thead>
+  <thead><tr><th scope="col">Tag</th><th scope="col">Commit</th><th scope="col">Release notes</th></tr></thead>
   <tbody>
   ${tags.map(
     (t) => html`<tr>
     <td><a href="${viewUrl(p, 'tree', t.name)}">${t.name}</a></td>
     <td>${t.commit ? html`<a href="${projectBase(p)}/-/commit/${t.commit.id}"><code>${shortSha(t.commit.id)}</code></a> ${t.commit.title}<br><span class="muted">${when(t.commit.committed_date)}</span>` : ''}</td>
-    <td>${t.message ? html`<pre class="tag-message">${t.message}</pre>` : html`<span class="muted">&mdash;</span>`}</td>
+    <td class="release-notes">${t.message ? renderMarkdown(t.message, repoLinks(p, t.name, '')) : html`<span class="muted">&mdash;</span>`}</td>
   </tr>`,
   )}
   </tbody>
@@ -163,5 +235,7 @@ ${
 export const repositoryBranchPages: ProjectPage[] = [
   { path: 'branches', handler: branchesPage },
   { path: 'tags', handler: tagsPage },
+  { path: 'branches/new', handler: newBranchPage },
+  { path: 'tags/new', handler: newTagPage },
   { path: 'settings/repository', handler: repositorySettingsPage },
 ];

@@ -1,11 +1,13 @@
 // Commits of a ref (paged, filtered by path) and one commit: its message, parents, pipeline and diff.
 import { pagerOf } from '../api.js';
-import { html, type Html } from '../html.js';
+import { html } from '../html.js';
 import { PageNotFound, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { shortSha, statusBadge, when } from '../views/common.js';
+import { diffViewOf, diffViewToggle, fileDiffs, type DiffLinks, type DiffView } from '../views/diff.js';
 import { pagerLinks, sitePath } from '../views/lists.js';
 import { projectBase, refsOf, refSwitcher, splitRef, viewUrl } from './repository_refs.js';
 import { emptyRepositoryPage, isEmptyRepository } from './repository.js';
+import { repositoryComparePages } from './repository_compare.js';
 
 const PER_PAGE = 20;
 
@@ -52,44 +54,6 @@ ${pagerLinks(pagerOf(a as any), pageUrl)}`,
   };
 }
 
-/** One file's patch as a table of lines: old and new line numbers, +/- marks and colours. */
-function diffTable(patch: string): Html {
-  const rows: Html[] = [];
-  let oldNo = 0;
-  let newNo = 0;
-  const lines = patch.endsWith('\n') ? patch.slice(0, -1).split('\n') : patch.split('\n');
-  for (const line of lines) {
-    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-    if (hunk) {
-      oldNo = Number(hunk[1]);
-      newNo = Number(hunk[2]);
-      rows.push(html`<tr class="hunk"><td class="ln"></td><td class="ln"></td><td class="dc">${line}</td></tr>`);
-    } else if (line.startsWith('+')) {
-      rows.push(html`<tr class="add"><td class="ln"></td><td class="ln">${newNo++}</td><td class="dc"><span class="mark">+</span>${line.slice(1)}</td></tr>`);
-    } else if (line.startsWith('-')) {
-      rows.push(html`<tr class="del"><td class="ln">${oldNo++}</td><td class="ln"></td><td class="dc"><span class="mark">-</span>${line.slice(1)}</td></tr>`);
-    } else if (line.startsWith('\\')) {
-      rows.push(html`<tr class="note"><td class="ln"></td><td class="ln"></td><td class="dc">${line}</td></tr>`);
-    } else {
-      rows.push(html`<tr><td class="ln">${oldNo++}</td><td class="ln">${newNo++}</td><td class="dc"><span class="mark"> </span>${line.slice(1)}</td></tr>`);
-    }
-  }
-  return html`<table class="diff"><caption class="visually-hidden">Changed lines</caption>
-<thead class="visually-hidden"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Content</th></tr></thead>
-<tbody>${rows}</tbody></table>`;
-}
-
-function fileDiff(d: any, i: number): Html {
-  const what = d.new_file ? 'added' : d.deleted_file ? 'deleted' : d.renamed_file ? `renamed from ${d.old_path}` : 'modified';
-  const added = d.diff.split('\n').filter((l: string) => l.startsWith('+')).length;
-  const removed = d.diff.split('\n').filter((l: string) => l.startsWith('-')).length;
-  return html`<section class="file-diff" aria-labelledby="diff-${i}">
-  <h3 id="diff-${i}"><code>${d.new_path}</code> <span class="muted">${what}</span>
-    <span class="counts"><span class="added">+${added}</span> <span class="removed">&minus;${removed}</span></span></h3>
-  ${d.diff ? diffTable(d.diff) : html`<p class="muted">${d.renamed_file && !d.diff ? 'File moved without changes.' : 'Binary file or a diff too large to show.'}</p>`}
-</section>`;
-}
-
 async function commitPage(ctx: ProjectPageContext) {
   const p = ctx.project;
   const sha = ctx.params.sha;
@@ -104,6 +68,18 @@ async function commitPage(ctx: ProjectPageContext) {
   const pipeline = pipelines.status === 200 ? pipelines.body[0] : undefined;
   const files: any[] = diffs.status === 200 ? diffs.body : [];
   const body = c.message.slice(c.message.indexOf('\n') + 1).trim();
+  const view = diffViewOf(ctx.query);
+  const fileNo = Number.parseInt(ctx.query.get('file') ?? '', 10);
+  const only = fileNo >= 0 ? fileNo : null;
+  const here = `${projectBase(p)}/-/commit/${c.id}`;
+  const url = (o: { page?: number; view?: DiffView; file?: number }) => {
+    const q = new URLSearchParams();
+    if ((o.page ?? page) > 1) q.set('page', String(o.page ?? page));
+    if ((o.view ?? view) !== 'inline') q.set('view', o.view ?? view);
+    if (o.file !== undefined) q.set('file', String(o.file));
+    return q.size ? `${here}?${q}` : here;
+  };
+  const links: DiffLinks = { fileOnly: (i) => `${url({ file: i })}#file-${i}`, blob: (d) => viewUrl(p, 'blob', d.deleted_file ? c.parent_ids[0] ?? c.id : c.id, d.deleted_file ? d.old_path : d.new_path) };
   return {
     title: `${c.title} · ${shortSha(c.id)} · ${p.name_with_namespace}`,
     section: 'commits',
@@ -120,9 +96,10 @@ ${body && c.message.includes('\n') ? html`<pre class="commit-message">${body}</p
   ${c.stats ? html`<dt>Changes</dt><dd><span class="added">+${c.stats.additions}</span> <span class="removed">&minus;${c.stats.deletions}</span> in ${plural(Number(diffs.headers['x-total'] ?? files.length), 'file')}</dd>` : ''}
 </dl>
 <p><a class="button" href="${viewUrl(p, 'tree', c.id)}">Browse files</a></p>
-<h2>Changes</h2>
-${files.length ? files.map((d, i) => fileDiff(d, i)) : html`<p class="muted">No changes.</p>`}
-${diffs.status === 200 ? pagerLinks(pagerOf(diffs), (n) => `${projectBase(p)}/-/commit/${c.id}?page=${n}`) : ''}`,
+<div class="toolbar"><h2>Changes</h2>${diffViewToggle(view, (v) => url({ view: v, ...(only !== null ? { file: only } : {}) }))}</div>
+${only !== null ? html`<p><a href="${url({})}">Show all changed files</a></p>` : ''}
+${fileDiffs(files, view, links, only)}
+${diffs.status === 200 ? pagerLinks(pagerOf(diffs), (n) => url({ page: n })) : ''}`,
   };
 }
 
@@ -130,4 +107,5 @@ export const repositoryCommitPages: ProjectPage[] = [
   { path: 'commits', handler: commitsPage },
   { path: 'commits/*', handler: commitsPage },
   { path: 'commit/:sha', handler: commitPage },
+  ...repositoryComparePages,
 ];
