@@ -26,6 +26,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import autocannon from 'autocannon';
 import { scratchDatabase } from '../test/helpers/postgres.js';
 import type { CeilingRead, Fixture } from './bare.js';
@@ -77,6 +78,8 @@ export interface Scenario {
   /** What the ceiling reads for this answer; null when the answer does not come from the database. */
   ceiling: () => CeilingRead | null;
   goal?: Goal;
+  /** A page: its row also says what it weighs on the wire, uncompressed and gzipped. */
+  weigh?: boolean;
 }
 
 // The seeds' results of the database being measured (each seed runs once per server).
@@ -88,6 +91,16 @@ let hooks: SeededHooks;
 const withProjects = async (ctx: BenchContext) => (projects = await seedProjects(ctx));
 const withGit = async (ctx: BenchContext) => (git = await seedGit(ctx));
 const withCi = async (ctx: BenchContext) => (ci = await seedCi(ctx));
+let webDiff: { page: string };
+
+/** A public project's commit whose diff is ~400 KB: 40 new files of 175 lines (~10 KB each). */
+async function seedWebDiff(ctx: BenchContext) {
+  const p = await ctx.api('POST', '/api/v4/projects', { name: 'web-diff', visibility: 'public', initialize_with_readme: true });
+  const file = (f: number) => Array.from({ length: 175 }, (_, i) => `export const value_${f}_${i} = ${i} * ${f}; // a line of code\n`).join('');
+  const actions = Array.from({ length: 40 }, (_, f) => ({ action: 'create', file_path: `src/module_${f}.ts`, content: file(f) }));
+  const c = await ctx.api('POST', `/api/v4/projects/${p.id}/repository/commits`, { branch: 'main', commit_message: 'A large change', actions });
+  webDiff = { page: `/${p.path_with_namespace}/-/commit/${c.id}` };
+}
 
 const one = (sql: string, ...params: (string | number)[]): CeilingRead => ({ sql, params, rows: 1 });
 const twenty = (sql: string, ...params: (string | number)[]): CeilingRead => ({ sql, params, rows: 20 });
@@ -171,6 +184,8 @@ export const SCENARIOS: Scenario[] = [
     seed: async (ctx) => (hooks = await seedHooks(ctx)),
     ceiling: () => projectById(hooks.projectId),
   },
+  // WEB: a commit page whose diff is ~400 KB (anonymous, public project; the page collapses what is past its line budget).
+  { name: 'web: commit page, 400 KB diff', path: () => webDiff.page, seed: seedWebDiff, ceiling: () => null, weigh: true },
 ];
 
 /**
@@ -279,6 +294,17 @@ async function startBare(fixturesFile: string, target: string): Promise<{ url: s
   return { url: `http://127.0.0.1:${port}`, stop: async () => (proc.kill('SIGTERM'), void (await exited)) };
 }
 
+/**
+ * A page's size on the wire: its bytes, and gzipped. When the server compressed its answer (fetch
+ * decodes it) that is said; otherwise the gzip figure is zlib's at its default level, what a
+ * compressing server would send. autocannon asks without accept-encoding: its times are uncompressed.
+ */
+function weightOf(body: Buffer, encoding: string | null): string {
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  const by = encoding ? `the server sends ${encoding}` : 'gzip by zlib, the server sent it uncompressed';
+  return `HTML ${kb(body.length)}, gzip ${kb(zlib.gzipSync(body).length)} (${by})`;
+}
+
 function goalOf(g: Goal | undefined, a: Measured, ceiling: Measured): { goal: string; met: boolean | null } {
   if (g?.ratio !== undefined) return { goal: `ratio ≥ ${g.ratio}`, met: a.rps / ceiling.rps >= g.ratio };
   if (g?.p99 !== undefined) return { goal: `p99 ≤ ${g.p99} ms`, met: a.p99 <= g.p99 };
@@ -323,6 +349,7 @@ async function runOn(db: 'sqlite' | 'postgres', entry: 'dist' | 'tsx'): Promise<
 
     // Record each scenario's exact answer for the ceiling.
     const fixtures: Fixture[] = [];
+    const weights = new Map<string, string>();
     for (const sc of SELECTED) {
       await sc.seed?.(ctx);
       const token = tokenOf(sc);
@@ -330,7 +357,9 @@ async function runOn(db: 'sqlite' | 'postgres', entry: 'dist' | 'tsx'): Promise<
       if (r.status !== 200) throw new Error(`${sc.name}: ${r.status} ${await r.text()}`);
       const headers: Record<string, string> = {};
       r.headers.forEach((v, k) => KEEP_HEADER(k) && (headers[k] = v));
-      fixtures.push({ url: pathOf(sc), token, status: r.status, headers, body: Buffer.from(await r.arrayBuffer()).toString('base64'), read: sc.ceiling() });
+      const body = Buffer.from(await r.arrayBuffer());
+      fixtures.push({ url: pathOf(sc), token, status: r.status, headers, body: body.toString('base64'), read: sc.ceiling() });
+      if (sc.weigh) weights.set(sc.name, weightOf(body, r.headers.get('content-encoding')));
     }
 
     if (SELECTED.length) {
@@ -343,7 +372,7 @@ async function runOn(db: 'sqlite' | 'postgres', entry: 'dist' | 'tsx'): Promise<
         const headers = { 'private-token': tokenOf(sc) };
         const a = await measure(url + pathOf(sc), headers);
         const c = await measure(bare.url + pathOf(sc), headers);
-        const row: Row = { name: sc.name, db, anvil: a, ceiling: { ...c, bytesOnly: fixtures[i]!.read === null }, ...goalOf(sc.goal, a, c) };
+        const row: Row = { name: sc.name, db, anvil: a, ceiling: { ...c, bytesOnly: fixtures[i]!.read === null }, ...goalOf(sc.goal, a, c), note: weights.get(sc.name) };
         say(line(row));
         rows.push(row);
       }
