@@ -17,8 +17,8 @@ const whoMay = (developersCan: boolean): string => (developersCan ? 'Developers 
 
 /** A branch's distance from the default branch: commits behind and ahead, the ahead ones a comparison away. */
 function divergence(p: any, b: any, count: { ahead: number; behind: number } | undefined): Html {
-  if (b.default) return html`<span class="muted">default branch</span>`;
-  if (!count) return html`<span class="muted">&mdash;</span>`;
+  // the default branch is what the others are counted against (its own label says which it is)
+  if (b.default || !count) return html`<span class="muted">&mdash;</span>`;
   return html`<span class="divergence" data-behind="${count.behind}" data-ahead="${count.ahead}"><span title="Commits on ${p.default_branch} that ${b.name} has not">${count.behind} behind</span> &middot; ${
     count.ahead > 0 ? html`<a href="${compareUrl(p, p.default_branch, b.name)}" title="Commits on ${b.name} that ${p.default_branch} has not">${count.ahead} ahead</a>` : html`<span>0 ahead</span>`
   }</span>`;

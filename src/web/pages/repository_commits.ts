@@ -98,7 +98,7 @@ ${body && c.message.includes('\n') ? html`<pre class="commit-message">${body}</p
 <p><a class="button" href="${viewUrl(p, 'tree', c.id)}">Browse files</a></p>
 <div class="toolbar"><h2>Changes</h2>${diffViewToggle(view, (v) => url({ view: v, ...(only !== null ? { file: only } : {}) }))}</div>
 ${only !== null ? html`<p><a href="${url({})}">Show all changed files</a></p>` : ''}
-${fileDiffs(files, view, links, only)}
+${await fileDiffs(files, view, links, only)}
 ${diffs.status === 200 ? pagerLinks(pagerOf(diffs), (n) => url({ page: n })) : ''}`,
   };
 }

@@ -101,7 +101,7 @@ ${
 }
 <div class="toolbar"><h2>Changes <span class="muted">(${cmp.diffs.length} ${cmp.diffs.length === 1 ? 'file' : 'files'})</span></h2>${diffViewToggle(view, (v) => url({ view: v, ...(only !== null ? { file: only } : {}) }))}</div>
 ${only !== null ? html`<p><a href="${url({})}">Show all changed files</a></p>` : ''}
-${fileDiffs(cmp.diffs, view, { fileOnly: (i) => `${url({ file: i })}#file-${i}`, blob: (d) => viewUrl(p, 'blob', d.deleted_file ? from : newest, d.deleted_file ? d.old_path : d.new_path) }, only)}`
+${await fileDiffs(cmp.diffs, view, { fileOnly: (i) => `${url({ file: i })}#file-${i}`, blob: (d) => viewUrl(p, 'blob', d.deleted_file ? from : newest, d.deleted_file ? d.old_path : d.new_path) }, only)}`
 }`,
   };
 }
