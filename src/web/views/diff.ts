@@ -3,6 +3,7 @@
 // bounded number of lines: a file past the budget (or too long on its own) is collapsed, with a
 // link that shows that one file, so a 400 KB diff stays a light, fast page.
 import { html, type Html } from '../html.js';
+import { highlightLines, languageOf } from './highlight.js';
 
 export type DiffView = 'inline' | 'parallel';
 
@@ -10,9 +11,9 @@ export type DiffView = 'inline' | 'parallel';
 export const diffViewOf = (q: URLSearchParams): DiffView => (q.get('view') === 'parallel' ? 'parallel' : 'inline');
 
 /** Lines a page renders in all; past them, files are collapsed. */
-const PAGE_LINES = 2000;
+const PAGE_LINES = 600;
 /** A file longer than this is collapsed even within the page's budget. */
-const FILE_LINES = 800;
+const FILE_LINES = 400;
 /** Files a page lists at most (a comparison is not paged by the API). */
 const PAGE_FILES = 200;
 
@@ -26,6 +27,8 @@ export function diffViewToggle(current: DiffView, href: (view: DiffView) => stri
 interface Line {
   kind: 'hunk' | 'add' | 'del' | 'ctx' | 'note';
   text: string;
+  /** The text highlighted, when the file's language is known. */
+  marked?: Html;
   oldNo?: number;
   newNo?: number;
 }
@@ -55,7 +58,7 @@ function unifiedTable(lines: Line[]): Html {
   const rows = lines.map((l) =>
     l.kind === 'hunk' || l.kind === 'note'
       ? html`<tr class="${l.kind}"><td class="ln"></td><td class="ln"></td><td class="dc">${l.text}</td></tr>`
-      : html`<tr${l.kind === 'ctx' ? '' : html` class="${l.kind}"`}><td class="ln">${l.oldNo}</td><td class="ln">${l.newNo}</td><td class="dc"><span class="mark">${MARK[l.kind]}</span>${l.text}</td></tr>`,
+      : html`<tr${l.kind === 'ctx' ? '' : html` class="${l.kind}"`}><td class="ln">${l.oldNo}</td><td class="ln">${l.newNo}</td><td class="dc"><span class="mark">${MARK[l.kind]}</span>${l.marked ?? l.text}</td></tr>`,
   );
   return html`<table class="diff"><caption class="visually-hidden">Changed lines</caption>
 <thead class="visually-hidden"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Content</th></tr></thead>
@@ -65,7 +68,7 @@ function unifiedTable(lines: Line[]): Html {
 const half = (l: Line | undefined, side: 'old' | 'new'): Html => {
   if (!l) return html`<td class="ln empty"></td><td class="dc empty"></td>`;
   const cls = l.kind === 'ctx' ? '' : l.kind;
-  return html`<td class="ln ${cls}">${side === 'old' ? l.oldNo : l.newNo}</td><td class="dc ${cls}"><span class="mark">${MARK[l.kind]}</span>${l.text}</td>`;
+  return html`<td class="ln ${cls}">${side === 'old' ? l.oldNo : l.newNo}</td><td class="dc ${cls}"><span class="mark">${MARK[l.kind]}</span>${l.marked ?? l.text}</td>`;
 };
 
 /** Old beside new: a run of removed lines pairs row by row with the added lines that follow it. */
@@ -93,6 +96,20 @@ function splitTable(lines: Line[]): Html {
   return html`<div class="diff-scroll"><table class="diff split"><caption class="visually-hidden">Changed lines, old beside new</caption>
 <thead class="visually-hidden"><tr><th scope="col">Old line</th><th scope="col">Old content</th><th scope="col">New line</th><th scope="col">New content</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
+}
+
+/**
+ * Highlights a shown file's lines: the old side (context and removed lines) and the new side
+ * (context and added lines) each as one text, so a token spanning lines within a hunk is read whole.
+ */
+async function highlight(path: string, lines: Line[]): Promise<void> {
+  if (!languageOf(path)) return;
+  const oldSide = lines.filter((l) => l.kind === 'ctx' || l.kind === 'del');
+  const newSide = lines.filter((l) => l.kind === 'ctx' || l.kind === 'add');
+  const text = (side: Line[]) => side.map((l) => `${l.text}\n`).join('');
+  const [o, n] = await Promise.all([highlightLines(path, text(oldSide)), highlightLines(path, text(newSide))]);
+  if (oldSide.length && o.length === oldSide.length) oldSide.forEach((l, i) => l.kind === 'del' && (l.marked = o[i]));
+  if (newSide.length && n.length === newSide.length) newSide.forEach((l, i) => (l.marked = n[i]));
 }
 
 export interface DiffLinks {
@@ -126,17 +143,22 @@ function fileSection(d: any, i: number, view: DiffView, links: DiffLinks, lines:
  * The files of one page of a diff; `only` shows file `only` alone, whole. Numbers (`i`) are the
  * files' places on this page, which the collapsed files' links name.
  */
-export function fileDiffs(files: any[], view: DiffView, links: DiffLinks, only: number | null = null): Html {
+export async function fileDiffs(files: any[], view: DiffView, links: DiffLinks, only: number | null = null): Promise<Html> {
   if (files.length === 0) return html`<p class="muted">No changes.</p>`;
-  if (only !== null) {
-    const d = files[only];
-    return d ? fileSection(d, only, view, links, d.diff ? patchLines(d.diff) : null, false) : html`<p class="muted">No such file on this page.</p>`;
-  }
+  const shown = only === null ? files.slice(0, PAGE_FILES) : files[only] ? [files[only]] : [];
+  if (shown.length === 0) return html`<p class="muted">No such file on this page.</p>`;
   let budget = PAGE_LINES;
-  return html`${files.slice(0, PAGE_FILES).map((d, i) => {
-    const lines = d.diff ? patchLines(d.diff) : null;
-    const collapsed = !!lines && (lines.length > FILE_LINES || lines.length > budget);
-    if (lines && !collapsed) budget -= lines.length;
-    return fileSection(d, i, view, links, lines, collapsed);
-  })}${files.length > PAGE_FILES ? html`<p class="muted">${files.length - PAGE_FILES} more changed files are not shown.</p>` : ''}`;
+  const sections = await Promise.all(
+    shown.map(async (d, k) => {
+      const i = only ?? k;
+      const lines = d.diff ? patchLines(d.diff) : null;
+      const collapsed = only === null && !!lines && (lines.length > FILE_LINES || lines.length > budget);
+      if (lines && !collapsed) {
+        budget -= lines.length;
+        await highlight(d.new_path, lines);
+      }
+      return fileSection(d, i, view, links, lines, collapsed);
+    }),
+  );
+  return html`${sections}${only === null && files.length > PAGE_FILES ? html`<p class="muted">${files.length - PAGE_FILES} more changed files are not shown.</p>` : ''}`;
 }
