@@ -29,20 +29,34 @@ fs.rmSync(path.join(root, 'dist/schema.sqlite3'), { force: true });
 /** The shared views of Node's modules (oneViewPerNodeModule); __toESM is esbuild's, defined below the banner. */
 const NODE_MODULE_VIEWS = 'const __nodeViews = new Map(); const __nodeView = (name) => { let v = __nodeViews.get(name); if (!v) __nodeViews.set(name, (v = __toESM(require(name)))); return v; };';
 const forNode = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' };
-// Parts that only some servers load (blobs in S3, PostgreSQL), each a bundle of its own in
-// dist/lazy/: the server's bundle is read and handed to V8 at every start, and these were a
-// quarter of it. The server requires them from there when first used.
+// Parts that only some servers load (blobs in S3, PostgreSQL) or only some pages (the
+// highlighter), each a bundle of its own in dist/lazy/: the server's bundle is read and handed to
+// V8 at every start, and these were a third of it. The server requires them from there when first
+// used. A part of several modules (highlight.js: its core and each language the highlighter names)
+// is one file that exports each by its path, and each import picks its own.
+const HIGHLIGHT_MODULES = [...fs.readFileSync(path.join(root, 'src/web/views/highlight.ts'), 'utf8').matchAll(/'highlight\.js\/lib\/([\w/-]+)'/g)].map((m) => m[1]);
 const LAZY = [
   { name: 's3', entry: path.join(root, 'src/storage/s3.ts'), imports: /(^|\/)storage\/s3\.js$/ },
   { name: 'pg', entry: createRequire(import.meta.url).resolve('pg'), imports: /^pg$/ },
+  {
+    name: 'highlight',
+    source: `module.exports = {${HIGHLIGHT_MODULES.map((m) => `${JSON.stringify(m)}: require('highlight.js/lib/${m}')`).join(', ')}};`,
+    imports: /^highlight\.js\/lib\/[\w/-]+$/,
+    pick: (specifier) => specifier.slice('highlight.js/lib/'.length),
+  },
 ];
 const lazyParts = {
   name: 'lazy-parts',
   setup(b) {
     // The import becomes a small module of the bundle that requires the part's file: the bundle
     // runs as CommonJS through vm.Script (src/launch.ts), where import() has no loader.
-    for (const part of LAZY) b.onResolve({ filter: part.imports }, () => ({ path: part.name, namespace: 'lazy-part' }));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-part' }, (a) => ({ contents: `module.exports = require('./lazy/${a.path}.cjs');`, loader: 'js' }));
+    for (const part of LAZY) {
+      b.onResolve({ filter: part.imports }, (a) => ({ path: part.pick ? `${part.name}#${part.pick(a.path)}` : part.name, namespace: 'lazy-part' }));
+    }
+    b.onLoad({ filter: /.*/, namespace: 'lazy-part' }, (a) => {
+      const [name, pick] = a.path.split('#');
+      return { contents: `module.exports = require('./lazy/${name}.cjs')${pick ? `[${JSON.stringify(pick)}]` : ''};`, loader: 'js' };
+    });
     b.onResolve({ filter: /^\.\/lazy\// }, (a) => ({ path: a.path, external: true }));
   },
 };
@@ -68,6 +82,20 @@ const START_PATCHES = [
     file: /node_modules\/find-my-way\/lib\/handler-storage\.js$/,
     text: '_createParamsObject: this._compileCreateParamsObject(params)',
     by: `_createParamsObject: (() => ${LAZY_ROUTER_FN('this._compileCreateParamsObject(params)')})()`,
+  },
+  {
+    // The compression plugin's fallback to mime-db's list (135 KB) for types Anvil's own list
+    // (src/app.ts) leaves out: that list alone decides, as it means to (mime-db would compress
+    // event streams and tar files).
+    file: /node_modules\/@fastify\/compress\/index\.js$/,
+    text: "require('mime-db')",
+    by: '{}',
+  },
+  {
+    // and its copy of Node's streams (with a Buffer polyfill, 150 KB): Node's own
+    file: /node_modules\/@fastify\/compress\/index\.js$/,
+    text: "require('readable-stream')",
+    by: "require('node:stream')",
   },
   {
     // Node defines the global Response on first use, loading its whole fetch (undici): the
@@ -102,7 +130,8 @@ const startPatches = {
 };
 fs.rmSync(path.join(root, 'dist/lazy'), { recursive: true, force: true });
 for (const part of LAZY) {
-  await build({ ...forNode, entryPoints: [part.entry], outfile: path.join(root, `dist/lazy/${part.name}.cjs`), format: 'cjs', external: ['pg-native'], minifyWhitespace: true, charset: 'ascii', legalComments: 'none' });
+  const from = part.source ? { stdin: { contents: part.source, resolveDir: root, loader: 'js' } } : { entryPoints: [part.entry] };
+  await build({ ...forNode, ...from, outfile: path.join(root, `dist/lazy/${part.name}.cjs`), format: 'cjs', external: ['pg-native'], minifyWhitespace: true, charset: 'ascii', legalComments: 'none' });
 }
 // The server: one CommonJS file, so that src/launch.ts can hand V8 its code cache (Node 20 caches
 // no ES module). `await import()` inside stays lazy: that module runs only when first used.
