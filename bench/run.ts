@@ -92,6 +92,7 @@ const withProjects = async (ctx: BenchContext) => (projects = await seedProjects
 const withGit = async (ctx: BenchContext) => (git = await seedGit(ctx));
 const withCi = async (ctx: BenchContext) => (ci = await seedCi(ctx));
 let webDiff: { page: string };
+let webFile: { page: string };
 
 /** A public project's commit whose diff is ~400 KB: 40 new files of 175 lines (~10 KB each). */
 async function seedWebDiff(ctx: BenchContext) {
@@ -100,6 +101,14 @@ async function seedWebDiff(ctx: BenchContext) {
   const actions = Array.from({ length: 40 }, (_, f) => ({ action: 'create', file_path: `src/module_${f}.ts`, content: file(f) }));
   const c = await ctx.api('POST', `/api/v4/projects/${p.id}/repository/commits`, { branch: 'main', commit_message: 'A large change', actions });
   webDiff = { page: `/${p.path_with_namespace}/-/commit/${c.id}` };
+}
+
+/** A public project's source file of 3,000 lines (~160 KB of TypeScript), shown highlighted. */
+async function seedWebFile(ctx: BenchContext) {
+  const p = await ctx.api('POST', '/api/v4/projects', { name: 'web-file', visibility: 'public', initialize_with_readme: true });
+  const content = Array.from({ length: 3000 }, (_, i) => `export function step${i}(input: number): number { return input * ${i} + 1; } // line ${i}\n`).join('');
+  await ctx.api('POST', `/api/v4/projects/${p.id}/repository/files/src%2Fbig.ts`, { branch: 'main', commit_message: 'A long file', content });
+  webFile = { page: `/${p.path_with_namespace}/-/blob/main/src/big.ts` };
 }
 
 const one = (sql: string, ...params: (string | number)[]): CeilingRead => ({ sql, params, rows: 1 });
@@ -186,6 +195,8 @@ export const SCENARIOS: Scenario[] = [
   },
   // WEB: a commit page whose diff is ~400 KB (anonymous, public project; the page collapses what is past its line budget).
   { name: 'web: commit page, 400 KB diff', path: () => webDiff.page, seed: seedWebDiff, ceiling: () => null, weigh: true },
+  // WEB: a 3,000-line file, highlighted (the highlighter keeps what it rendered: the steady state of a file many read).
+  { name: 'web: file view, 3,000 lines', path: () => webFile.page, seed: seedWebFile, ceiling: () => null, weigh: true },
 ];
 
 /**
