@@ -154,12 +154,12 @@ export class OutboundFailed extends Error {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Sends one request (following redirects only when asked, re-checking every hop). */
 /** The client module of a URL's scheme. TLS is loaded at the first https call: loading it was part of every start. */
 export async function clientFor(url: URL): Promise<typeof http> {
   return url.protocol === 'https:' ? ((await import('node:https')).default as unknown as typeof http) : http;
 }
 
+/** Sends one request (following redirects only when asked, re-checking every hop). */
 export async function send(raw: string, policy: OutboundPolicy, opts: SendOptions = {}): Promise<OutboundResponse> {
   if (!policy.recorder) return sendChecked(raw, policy, opts);
   const recorder = policy.recorder;
