@@ -1,5 +1,6 @@
 // The one clock: the system clock unless test mode enabled the test clock; then set and advanced,
-// and everything time-based in the domain follows it (token expiry, delayed queue work, timers).
+// and everything time-based in the domain follows it (token expiry, runner status, delayed queue
+// work, timers).
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
@@ -9,6 +10,7 @@ import { advanceClock, clockTimer, enableTestClock, now, resetClock, setClock } 
 import { nowIso, today } from '../../src/domain/shared/time.js';
 
 const HOUR = 3600_000;
+const REG_TOKEN = 'clock-registration-token-0001';
 
 describe('the clock', () => {
   afterEach(() => resetClock());
@@ -54,7 +56,7 @@ for (const dialect of DIALECTS) {
   describe(`the clock drives the domain (${dialect})`, () => {
     let t: TestApp;
     before(async () => {
-      t = await buildTestApp(dialect);
+      t = await buildTestApp(dialect, { ANVIL_RUNNER_REGISTRATION_TOKEN: REG_TOKEN });
     });
     after(async () => t.close());
     afterEach(() => resetClock());
@@ -68,6 +70,19 @@ for (const dialect of DIALECTS) {
       const r = await t.get('/api/v4/user', pat.token);
       assert.equal(r.status, 401);
       assert.deepEqual(r.body, { message: '401 Unauthorized' });
+    });
+
+    it('a runner that made contact is online, offline 2 hours later and stale after a week, by the clock', async () => {
+      enableTestClock();
+      const reg = await t.request('POST', '/api/v4/runners', { token: null, body: { token: REG_TOKEN, description: 'clocked' } });
+      assert.equal(reg.status, 201);
+      assert.equal((await t.request('POST', '/api/v4/runners/verify', { token: null, body: { token: reg.body.token } })).status, 200);
+      const status = async () => (await t.get(`/api/v4/runners/${reg.body.id}`)).body.status;
+      assert.equal(await status(), 'online');
+      advanceClock(2 * HOUR + 60_000);
+      assert.equal(await status(), 'offline');
+      advanceClock(7 * 24 * HOUR);
+      assert.equal(await status(), 'stale');
     });
 
     it('queued work delayed by an hour runs once the clock is advanced past it', async () => {

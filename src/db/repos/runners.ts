@@ -5,6 +5,7 @@ import { runPage } from '../paginate.js';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import type { CiRunnerManagersTable, CiRunnersTable, DB } from '../schema.js';
 import type { Db } from './ci_pipelines.js';
+import { nowDate } from '../../shared/clock.js';
 
 export type RunnerRow = Selectable<CiRunnersTable>;
 export type RunnerManagerRow = Selectable<CiRunnerManagersTable>;
@@ -34,7 +35,7 @@ export async function recordContact(db: Db, runnerId: number, systemId: string |
   if (!systemId) return;
   await db
     .insertInto('ci_runner_managers')
-    .values({ runner_id: runnerId, system_id: systemId, created_at: seen.contacted_at ?? new Date().toISOString(), ...seen })
+    .values({ runner_id: runnerId, system_id: systemId, created_at: seen.contacted_at ?? nowDate().toISOString(), ...seen })
     .onConflict((oc) => oc.columns(['runner_id', 'system_id']).doUpdateSet(seen))
     .execute();
 }

@@ -15,6 +15,7 @@ import { joinRunnerNode, orphanedBuildsAfter, renewRunnerNode, type OrphanedBuil
 import { finishJob, jobPlan, type JobOutcome } from './state.js';
 import { foldTrace, TraceWriter } from './traces.js';
 import { jobTimeoutSeconds } from './timeout.js';
+import { now as clockNow } from '../../shared/clock.js';
 
 export type { RunnerNodeId } from '../../db/repos/ci_runner.js';
 
@@ -58,13 +59,15 @@ function verdict(j: OrphanedBuild, project: ProjectRow | null, now: number, stal
  * Fails the running builds that no live node holds (see the header). Any node may do it, several
  * at once: the status change decides which one writes the log line. Returns how many it failed.
  */
-export async function failOrphanedJobs(c: Container, opts: { now?: number; staleGraceMs?: number } = {}): Promise<number> {
-  const now = opts.now ?? Date.now();
+export async function failOrphanedJobs(c: Container, opts: { staleGraceMs?: number } = {}): Promise<number> {
+  // Leases are between live processes (system time); how long a job has run is domain time (the clock).
+  const leaseNow = Date.now();
+  const now = clockNow();
   const staleGraceMs = opts.staleGraceMs ?? STALE_GRACE_MS;
   const projects = new Map<number, ProjectRow | null>();
   let failed = 0;
   for (let afterId = 0; ;) {
-    const batch = await orphanedBuildsAfter(c.db, { now: iso(now), startedBefore: iso(now - staleGraceMs), afterId, limit: BATCH });
+    const batch = await orphanedBuildsAfter(c.db, { now: iso(leaseNow), startedBefore: iso(now - staleGraceMs), afterId, limit: BATCH });
     for (const j of batch) {
       if (!projects.has(j.project_id)) projects.set(j.project_id, (await findProjectById(c.db, j.project_id)) ?? null);
       const v = verdict(j, projects.get(j.project_id)!, now, staleGraceMs);

@@ -24,7 +24,7 @@ import { getSettings } from '../settings/service.js';
 import { badRequest, forbidden, invalidParams, notFound, payloadTooLarge } from '../errors.js';
 import { digest } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
-import { now as clockNow } from '../../shared/clock.js';
+import { now as clockNow, nowDate } from '../../shared/clock.js';
 import { FAILURE_REASONS } from './payload.js';
 
 /** How often the runner should send the log (seconds): the reference's interval while someone watches. */
@@ -54,7 +54,7 @@ export async function authenticateRunnerJob(c: Container, jobId: number, token: 
 }
 
 async function touchJob(c: Container, job: JobRow): Promise<void> {
-  if (Date.now() - Date.parse(job.updated_at) < TOUCH_EVERY_MS) return;
+  if (clockNow() - Date.parse(job.updated_at) < TOUCH_EVERY_MS) return;
   await updateJob(c.db, job.id, { updated_at: nowIso() });
 }
 
@@ -149,7 +149,7 @@ async function metadataOfZip(zipPath: string, outPath: string): Promise<boolean>
   try {
     const entries = await zipEntries(readerOf(fh), (await fh.stat()).size);
     if (!entries) return false;
-    const mtime = new Date();
+    const mtime = nowDate();
     await writeArchiveMetadata(
       outPath,
       entries.map((e) => ({

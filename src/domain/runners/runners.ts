@@ -9,6 +9,7 @@ import {
 import { forbidden, invalidParams, validation } from '../errors.js';
 import { digest, randomToken } from '../shared/secrets.js';
 import { nowIso } from '../shared/time.js';
+import { now as clockNow } from '../../shared/clock.js';
 import { inTransaction } from '../../db/transaction.js';
 import { BUILT_IN_RUNNER_ID } from '../ci/built_in_runner.js';
 import { ANVIL_REVISION } from '../../version.js';
@@ -84,7 +85,7 @@ const newRunnerToken = (): { token: string; digest: string } => {
 export async function authenticateRunner(c: Container, token: unknown): Promise<RunnerRow> {
   if (typeof token !== 'string' || token === '') throw forbidden();
   const runner = await findRunnerByTokenDigest(c.db, digest(token));
-  if (!runner || (runner.token_expires_at && Date.parse(runner.token_expires_at) <= Date.now())) throw forbidden();
+  if (!runner || (runner.token_expires_at && Date.parse(runner.token_expires_at) <= clockNow())) throw forbidden();
   return runner;
 }
 
@@ -224,7 +225,7 @@ export const ONLINE_CONTACT_MS = 2 * 3600_000;
 export const STALE_MS = 7 * 24 * 3600_000;
 
 /** online / offline / stale / never_contacted, as the reference derives it. The built-in runner is online where it runs. */
-export function runnerStatus(c: Container, r: Pick<RunnerRow, 'id' | 'contacted_at' | 'created_at'>, now = Date.now()): string {
+export function runnerStatus(c: Container, r: Pick<RunnerRow, 'id' | 'contacted_at' | 'created_at'>, now = clockNow()): string {
   if (r.id === BUILT_IN_RUNNER_ID) return c.config.runnerEnabled ? 'online' : 'offline';
   if (!r.contacted_at) return now - Date.parse(r.created_at) > STALE_MS ? 'stale' : 'never_contacted';
   const since = now - Date.parse(r.contacted_at);

@@ -1,5 +1,6 @@
 // Small views used across pages, server-rendered and (where live) re-rendered in the browser.
 import { html, type Html } from '../html.js';
+import { now as clockNow } from '../../shared/clock.js';
 
 /** A CI status as the reference shows it: an icon-like dot and the word, coloured by status. */
 export function statusBadge(status: string | null | undefined, allowFailure = false): Html {
@@ -43,6 +44,6 @@ export function avatar(src: string | null | undefined, name: string, size: 'smal
  */
 export function liveDuration(seconds: number | null | undefined, since: string | null | undefined): Html {
   if (!since) return html`${duration(seconds)}`;
-  const elapsed = Math.max(0, (Date.now() - Date.parse(since)) / 1000);
+  const elapsed = Math.max(0, (clockNow() - Date.parse(since)) / 1000);
   return html`<span data-since="${since}">${duration(Math.max(seconds ?? 0, elapsed))}</span>`;
 }
