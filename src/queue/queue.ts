@@ -170,7 +170,7 @@ export class Queue {
     this.state = 'stopping';
     if (this.maintenance) clearInterval(this.maintenance);
     this.unwatchClock?.();
-    this.sleepers.wakeAll();
+    this.sleepers.close();
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       Promise.all([...this.loops, this.maintaining]).then(() => true),

@@ -197,8 +197,8 @@ export class CiRunner {
     this.c.ciSignals.off('canceled', this.onCanceled);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     if (this.promoteTimer) clearInterval(this.promoteTimer);
-    this.sleepers.wakeAll();
-    this.sandboxWait.wakeAll();
+    this.sleepers.close();
+    this.sandboxWait.close();
     for (const r of this.running.values()) r.abort.abort('stopped' satisfies StopReason);
     await Promise.all([...this.loops, this.beating, this.promoting, this.sweeping]);
     this.state = 'stopped';

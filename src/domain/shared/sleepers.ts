@@ -4,8 +4,10 @@
  */
 export class Sleepers {
   private readonly waiting = new Set<() => void>();
+  private closed = false;
 
   sleep(ms: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -24,5 +26,11 @@ export class Sleepers {
 
   wakeAll(): void {
     for (const wake of [...this.waiting]) wake();
+  }
+
+  /** Wakes everyone, and every later sleep ends at once: a loop that was busy when its owner stopped does not sleep a whole poll before it sees the stop. */
+  close(): void {
+    this.closed = true;
+    this.wakeAll();
   }
 }
