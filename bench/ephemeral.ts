@@ -1,13 +1,15 @@
 // `npm run bench:ephemeral`: Anvil as a test double. Measures, on the build (dist/anvil.cjs):
 // - `serve --ephemeral` start-up, spawn → the ready JSON line on stdout (median of ANVIL_BENCH_STARTUP_RUNS, default 7);
 // - eight ephemeral servers started at once: when the last is ready, and each one's RSS;
-// - seeding 10 users, 5 groups and 20 projects with small repositories (`serve --seed`), and a reset of that seed.
+// - seeding 10 users, 5 groups and 20 projects with small repositories (`serve --seed`), and a reset of that seed;
+// - with ANVIL_BENCH_DATABASE_URL, the same seed's reset in test mode on PostgreSQL (a scratch database beside that URL).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { ROOT, rssOf } from './server.js';
+import { ROOT, rssOf, startServer } from './server.js';
+import { scratchDatabase } from '../test/helpers/postgres.js';
 
 const RUNS = Number(process.env.ANVIL_BENCH_STARTUP_RUNS ?? 7);
 const ANVIL = path.join(ROOT, 'dist/anvil.cjs');
@@ -72,16 +74,40 @@ async function main(): Promise<void> {
   await stop(bare.proc);
   const seeded = await startEphemeral(['--seed', file]);
   console.log(`serve --ephemeral --seed (10 users, 5 groups, 20 projects with files, a branch and a tag each): ready after ${seeded.ms.toFixed(0)} ms (${(seeded.ms - bare.ms).toFixed(0)} ms more than without the seed)`);
+  const resets = await timeResets(seeded.ready.url, seeded.ready.token);
+  console.log(`POST /-/test/reset of that seed: median ${median(resets).toFixed(0)} ms (${resets.map((t) => t.toFixed(0)).join(', ')}); RSS ${((rssOf(seeded.ready.pid) ?? 0) / 1e6).toFixed(0)} MB`);
+  await stop(seeded.proc);
+
+  const pgUrl = process.env.ANVIL_BENCH_DATABASE_URL;
+  if (pgUrl) {
+    const db = await scratchDatabase(pgUrl, 'anvil_bench_reset');
+    const token = 'bench-root-token-0000000000';
+    const s = await startServer({
+      entry: 'dist',
+      serveArgs: ['--seed', file],
+      env: { ANVIL_TEST_MODE: 'true', ANVIL_DATABASE_URL: db.url, ANVIL_ROOT_TOKEN: token },
+    });
+    try {
+      const pgResets = await timeResets(s.url, token);
+      console.log(`the same on PostgreSQL (test mode): reset median ${median(pgResets).toFixed(0)} ms (${pgResets.map((t) => t.toFixed(0)).join(', ')})`);
+    } finally {
+      await s.stop();
+      await db.drop();
+    }
+  }
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+}
+
+/** Five resets back to back; each one's milliseconds. */
+async function timeResets(url: string, token: string): Promise<number[]> {
   const resets: number[] = [];
   for (let i = 0; i < 5; i++) {
     const r0 = performance.now();
-    const res = await fetch(`${seeded.ready.url}/-/test/reset`, { method: 'POST', headers: { 'private-token': seeded.ready.token } });
+    const res = await fetch(`${url}/-/test/reset`, { method: 'POST', headers: { 'private-token': token } });
     if (res.status !== 204) throw new Error(`reset answered ${res.status}`);
     resets.push(performance.now() - r0);
   }
-  console.log(`POST /-/test/reset of that seed: median ${median(resets).toFixed(0)} ms (${resets.map((t) => t.toFixed(0)).join(', ')}); RSS ${((rssOf(seeded.ready.pid) ?? 0) / 1e6).toFixed(0)} MB`);
-  await stop(seeded.proc);
-  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  return resets;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -46,6 +46,8 @@ export interface StartOptions {
   uid?: number;
   /** Stop keeping stdout once listening (a benchmark's request log lines would pile up). */
   dropOutputAfterStart?: boolean;
+  /** More arguments after `serve` (e.g. `--seed FILE`). */
+  serveArgs?: string[];
 }
 
 const DIST_MAIN = path.join(ROOT, 'dist/anvil.cjs');
@@ -71,7 +73,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
   // The build runs as itself, as `npm start` runs it: its first line holds Node's memory settings.
   const [command, args] =
-    opts.entry === 'dist' ? [DIST_MAIN, ['serve']] : [process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve']];
+    opts.entry === 'dist'
+      ? [DIST_MAIN, ['serve', ...(opts.serveArgs ?? [])]]
+      : [process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve', ...(opts.serveArgs ?? [])]];
   const proc = spawn(command, args, {
     cwd: ROOT,
     env: {
