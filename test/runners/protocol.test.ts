@@ -16,6 +16,7 @@ import { storedZip } from '../helpers/zip.js';
 import { RUNNER_STUCK_SWEEP_JOB } from '../../src/domain/runners/jobs.js';
 import { registerBackgroundJobs, scheduleRecurring } from '../../src/domain/background.js';
 import { testQueue, waitFor } from '../helpers/queue.js';
+import { allowLocalHooks, startHookWorkers, startReceiver } from '../helpers/hooks.js';
 
 const REG_TOKEN = 'instance-registration-token-0123';
 
@@ -247,6 +248,29 @@ for (const dialect of DIALECTS) {
       assert.equal(log.text, 'sleeping\nTerminated\n');
       assert.equal((await runner.patchTrace(second.id, second.token, Buffer.from('x'), 20)).status, 403);
       await runner.unregister();
+    });
+
+    it('job and pipeline hooks name the registered runner that runs the job, with its own tags', async () => {
+      await allowLocalHooks(t);
+      const rx = await startReceiver();
+      const queue = startHookWorkers(t);
+      try {
+        const hook = await t.request('POST', `/api/v4/projects/${rp.project.id}/hooks`, { body: { url: `${rx.url}/jobs`, job_events: true, pipeline_events: true, push_events: false } });
+        assert.equal(hook.status, 201);
+        const runner = new TestRunnerClient(t.url);
+        const reg = await runner.register(REG_TOKEN, { description: 'hooked runner', tags: ['hooked', 'linux'] });
+        const p = await pipelineOf([plannedJob('hooked', { tags: ['hooked'], script: ['true'] })]);
+        const payload = await runner.nextJob();
+        const [running] = await rx.waitFor(1, (r) => r.headers['x-service-event'] === 'Job Hook' && r.body.build_id === payload.id && r.body.build_status === 'running');
+        assert.deepEqual(running.body.runner, { id: reg.body.id, description: 'hooked runner', runner_type: 'instance_type', active: true, is_shared: true, tags: ['hooked', 'linux'] });
+        await runner.updateJob(payload.id, payload.token, { state: 'success', bytesize: 0 });
+        const [done] = await rx.waitFor(1, (r) => r.headers['x-service-event'] === 'Pipeline Hook' && r.body.object_attributes.id === p.id && r.body.object_attributes.status === 'success');
+        assert.deepEqual(done.body.builds[0].runner, running.body.runner);
+        await runner.unregister();
+      } finally {
+        await queue.stop();
+        await rx.close();
+      }
     });
 
     it('a runner that disappears mid-job: the job fails stuck_or_timeout_failure with its log kept', async () => {

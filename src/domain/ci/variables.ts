@@ -226,8 +226,8 @@ export interface PipelineVariable {
 }
 
 /** The variables given when the pipeline was created (API, trigger, bridge), decrypted, in order. */
-export async function pipelineVariables(c: Container, pipelineId: number): Promise<PipelineVariable[]> {
-  return (await pipelineVariableRows(c.db, pipelineId)).map((r) => ({
+export async function pipelineVariables(c: Container, pipelineId: number, db = c.db): Promise<PipelineVariable[]> {
+  return (await pipelineVariableRows(db, pipelineId)).map((r) => ({
     key: r.key,
     value: decryptSecret(c.config.secretKey, r.encrypted_value),
     variable_type: r.variable_type,

@@ -4,18 +4,21 @@ import type { Kysely } from 'kysely';
 import type { Container } from '../context.js';
 import { artifactRowsOfJobs } from '../../db/repos/ci_artifacts.js';
 import { latestJobsOfPipeline, type JobRow } from '../../db/repos/ci_jobs.js';
-import { findPipeline, pipelineVariableRows, type PipelineRow } from '../../db/repos/ci_pipelines.js';
+import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import { findUserById } from '../../db/repos/users.js';
 import type { DB } from '../../db/schema.js';
-import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from '../ci/built_in_runner.js';
-import { decryptSecret } from '../shared/encryption.js';
+import { findRunnerById } from '../../db/repos/runners.js';
+import { pipelineVariables } from '../ci/variables.js';
 import { ciTime, hookProject, hookUser, projectObject, repositoryObject, type HookProject } from './payloads.js';
 
-const runnerObject = (job: Pick<JobRow, 'runner_id' | 'tag_list'>) =>
-  job.runner_id === null
-    ? null
-    : { id: BUILT_IN_RUNNER_ID, description: RUNNER_DESCRIPTION, runner_type: 'instance_type', active: true, is_shared: true, tags: JSON.parse(job.tag_list) as string[] };
+/** The job's runner as the reference's hooks show it (its runner_hook_attrs): the runner's own tags, not the job's. */
+async function runnerObject(db: Kysely<DB>, job: Pick<JobRow, 'runner_id'>) {
+  if (job.runner_id === null) return null;
+  const r = await findRunnerById(db, job.runner_id);
+  if (!r) return null;
+  return { id: r.id, description: r.description, runner_type: r.runner_type, active: r.paused === 0, is_shared: r.runner_type === 'instance_type', tags: JSON.parse(r.tag_list) as string[] };
+}
 
 async function userObject(c: Container, db: Kysely<DB>, id: number | null) {
   const u = id === null ? undefined : await findUserById(db, id);
@@ -48,7 +51,7 @@ export async function pipelinePayload(c: Container, db: Kysely<DB>, pipelineId: 
   const builds = jobs.filter((j) => j.type === 'build');
   const archives = new Map((await artifactRowsOfJobs(db, builds.map((j) => j.id))).filter((a) => a.file_type === 'archive').map((a) => [a.job_id, a]));
   const stages = [...new Map([...jobs].sort((a, b) => a.stage_idx - b.stage_idx).map((j) => [j.stage, true])).keys()];
-  const variables = (await pipelineVariableRows(db, p.id)).map((v) => ({ key: v.key, value: decryptSecret(c.config.secretKey, v.encrypted_value) }));
+  const variables = (await pipelineVariables(c, p.id, db)).map((v) => ({ key: v.key, value: v.value }));
   return {
     object_kind: 'pipeline',
     object_attributes: {
@@ -91,7 +94,7 @@ export async function pipelinePayload(c: Container, db: Kysely<DB>, pipelineId: 
           manual: j.when === 'manual',
           allow_failure: j.allow_failure === 1,
           user: await userObject(c, db, j.user_id),
-          runner: runnerObject(j),
+          runner: await runnerObject(db, j),
           artifacts_file: { filename: archive ? archive.filename : null, size: archive ? archive.size : null },
           environment: null,
         };
@@ -124,7 +127,7 @@ export async function jobPayload(c: Container, db: Kysely<DB>, job: JobRow): Pro
     build_allow_failure: job.allow_failure === 1,
     build_failure_reason: job.failure_reason ?? 'unknown_failure',
     pipeline_id: p.id,
-    runner: runnerObject(job),
+    runner: await runnerObject(db, job),
     project_id: project.id,
     project_name: `${hp.namespace.name} / ${project.name}`,
     user: await userObject(c, db, job.user_id),
