@@ -37,45 +37,32 @@ async function refPicker(ctx: ProjectPageContext, value: string): Promise<Html> 
     <datalist id="ref-names">${refs.branches.map((b) => html`<option value="${b}">`)}${refs.tags.map((t) => html`<option value="${t}">`)}</datalist>`;
 }
 
-async function newBranchPage(ctx: ProjectPageContext) {
+/** The New branch and New tag forms: a name, where from, and for a tag its message; developers and up. */
+async function newRefPage(ctx: ProjectPageContext, kind: 'branch' | 'tag') {
   const p = ctx.project;
   const base = projectBase(p);
+  const tag = kind === 'tag';
+  const list = tag ? `${base}/-/tags` : `${base}/-/branches`;
   return {
-    title: `New branch · ${p.name_with_namespace}`,
+    title: `New ${kind} · ${p.name_with_namespace}`,
     section: 'branches',
-    body: html`<h1>New branch</h1>
+    body: html`<h1>New ${kind}</h1>
 ${
   ctx.access < DEVELOPER
-    ? tooLow('a branch')
-    : html`<form class="stack panel" data-api="/projects/${p.id}/repository/branches" data-method="POST" data-then="redirect:${base}/-/tree/{name}">
-    <label><span>Branch name</span><input type="text" name="branch" required autocomplete="off"></label>
+    ? tooLow(`a ${kind}`)
+    : html`<form class="stack panel" data-api="/projects/${p.id}/repository/${tag ? 'tags' : 'branches'}" data-method="POST" data-then="redirect:${tag ? list : `${base}/-/tree/{name}`}">
+    ${tag
+      ? html`<label><span>Tag name</span><input type="text" name="tag_name" required autocomplete="off" placeholder="v1.0.0"></label>`
+      : html`<label><span>Branch name</span><input type="text" name="branch" required autocomplete="off"></label>`}
     ${await refPicker(ctx, ctx.query.get('ref') ?? p.default_branch ?? '')}
-    <button type="submit" class="primary">Create branch</button>
+    ${tag
+      ? html`<label><span>Message and release notes</span><textarea name="message" rows="6" aria-describedby="message-help"></textarea></label>
+    <p id="message-help" class="muted">With a message the tag is annotated; the tags page shows it as the release notes (Markdown).</p>`
+      : ''}
+    <button type="submit" class="primary">Create ${kind}</button>
   </form>`
 }
-<p><a href="${base}/-/branches">Back to branches</a></p>`,
-  };
-}
-
-async function newTagPage(ctx: ProjectPageContext) {
-  const p = ctx.project;
-  const base = projectBase(p);
-  return {
-    title: `New tag · ${p.name_with_namespace}`,
-    section: 'branches',
-    body: html`<h1>New tag</h1>
-${
-  ctx.access < DEVELOPER
-    ? tooLow('a tag')
-    : html`<form class="stack panel" data-api="/projects/${p.id}/repository/tags" data-method="POST" data-then="redirect:${base}/-/tags">
-    <label><span>Tag name</span><input type="text" name="tag_name" required autocomplete="off" placeholder="v1.0.0"></label>
-    ${await refPicker(ctx, ctx.query.get('ref') ?? p.default_branch ?? '')}
-    <label><span>Message and release notes</span><textarea name="message" rows="6" aria-describedby="message-help"></textarea></label>
-    <p id="message-help" class="muted">With a message the tag is annotated; the tags page shows it as the release notes (Markdown).</p>
-    <button type="submit" class="primary">Create tag</button>
-  </form>`
-}
-<p><a href="${base}/-/tags">Back to tags</a></p>`,
+<p><a href="${list}">Back to ${tag ? 'tags' : 'branches'}</a></p>`,
   };
 }
 
@@ -235,7 +222,7 @@ ${
 export const repositoryBranchPages: ProjectPage[] = [
   { path: 'branches', handler: branchesPage },
   { path: 'tags', handler: tagsPage },
-  { path: 'branches/new', handler: newBranchPage },
-  { path: 'tags/new', handler: newTagPage },
+  { path: 'branches/new', handler: (ctx) => newRefPage(ctx, 'branch') },
+  { path: 'tags/new', handler: (ctx) => newRefPage(ctx, 'tag') },
   { path: 'settings/repository', handler: repositorySettingsPage },
 ];
