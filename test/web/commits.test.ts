@@ -80,7 +80,7 @@ for (const dialect of DIALECTS) {
       await unified.locator('tr.del', { hasText: 'const b = 2;' }).waitFor();
       await unified.locator('tr.add', { hasText: 'const b = 20;' }).waitFor();
       // highlighted as TypeScript, on the server
-      assert.equal(await unified.locator('tr.add .hljs-keyword', { hasText: 'const' }).count(), 1);
+      assert.equal(await unified.locator('tr.add .k', { hasText: 'const' }).count(), 1);
       assert.equal(await page.getByRole('navigation', { name: 'Diff view' }).getByRole('link', { name: 'Unified' }).getAttribute('aria-current'), 'true');
       await page.getByRole('navigation', { name: 'Diff view' }).getByRole('link', { name: 'Split' }).click();
       await page.waitForURL(`${s.url}${base()}/-/commit/${change.id}?view=parallel`);

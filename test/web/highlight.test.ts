@@ -11,10 +11,15 @@ describe('highlightLines', () => {
   it('colours a TypeScript file line by line, a comment across lines closed and reopened', async () => {
     const lines = (await highlightLines('src/a.ts', 'const a = 1;\n/* one\ntwo <b> */\n')).map(String);
     assert.equal(lines.length, 3);
-    assert.match(lines[0], /<span class="hljs-keyword">const<\/span>/);
-    assert.equal(lines[1], '<span class="hljs-comment">/* one</span>');
-    assert.equal(lines[2], '<span class="hljs-comment">two &lt;b&gt; */</span>');
+    assert.match(lines[0], /<span class="k">const<\/span>/);
+    assert.equal(lines[1], '<span class="c">/* one</span>');
+    assert.equal(lines[2], '<span class="c">two &lt;b&gt; */</span>');
     for (const l of lines) assert.ok(balanced(l), l);
+  });
+
+  it('keeps only the spans of coloured tokens, in short classes', async () => {
+    const [line] = (await highlightLines('a.ts', 'export function f(input: number) { return `a${input}`; }\n')).map(String);
+    assert.equal(line, '<span class="k">export</span> <span class="k">function</span> <span class="t">f</span>(<span class="a">input</span>: <span class="b">number</span>) { <span class="k">return</span> <span class="s">`a<span class="u">${input}</span>`</span>; }');
   });
 
   it('keeps every line, text and all, and escapes what it does not know', async () => {

@@ -212,25 +212,36 @@ for (const dialect of DIALECTS) {
       await fresh();
       await page.goto(`${base()}/-/blob/main/src/app.ts#L2`);
       await page.getByRole('heading', { name: 'app.ts' }).waitFor();
-      const line2 = page.locator('#L2');
-      assert.equal(await line2.locator('.lc').innerText(), 'export const two = 22;');
-      assert.equal(await line2.getByRole('link', { name: 'Line 2' }).getAttribute('href'), '#L2');
-      assert.notEqual(await line2.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgba(0, 0, 0, 0)', 'the anchored line is highlighted');
+      // a gutter of line links beside the code: #L2 is line 2's number, marked with a band across its line
+      const line2 = page.locator('.code-lines .line').nth(1);
+      assert.equal(await line2.innerText(), 'export const two = 22;');
+      const number2 = page.getByRole('link', { name: '2', exact: true });
+      assert.equal(await number2.getAttribute('href'), '#L2');
+      assert.equal(await number2.getAttribute('id'), 'L2');
+      const [n1, n2, l2] = [await page.locator('#L1').boundingBox(), await number2.boundingBox(), await line2.boundingBox()];
+      const middle = (b: { y: number; height: number } | null) => b!.y + b!.height / 2;
+      assert.ok(Math.abs(middle(n2) - middle(l2)) < 1 && n1!.y < n2!.y, `line 2's number at ${middle(n2)}, its code at ${middle(l2)}`);
+      const band = await number2.evaluate((el) => getComputedStyle(el, '::before'));
+      assert.notEqual(band.backgroundColor, 'rgba(0, 0, 0, 0)', 'the anchored line is marked');
+      assert.ok(Number.parseFloat(band.width) > 300, `the band spans the line (${band.width})`);
       assert.equal(await page.getByRole('link', { name: 'Raw' }).getAttribute('href'), `${base()}/-/raw/main/src/app.ts`);
       assert.equal(await page.getByRole('link', { name: 'Download' }).getAttribute('href'), `${base()}/-/raw/main/src/app.ts?inline=false`);
       // highlighted on the server: the keyword is coloured, nothing waits for a script
-      assert.equal(await line2.locator('.hljs-keyword').first().innerText(), 'export');
-      assert.notEqual(await line2.locator('.hljs-keyword').first().evaluate((el) => getComputedStyle(el).color), await line2.evaluate((el) => getComputedStyle(el).color));
+      assert.equal(await line2.locator('.k').first().innerText(), 'export');
+      assert.notEqual(await line2.locator('.k').first().evaluate((el) => getComputedStyle(el).color), await line2.evaluate((el) => getComputedStyle(el).color));
       // clicking a line number marks that line
-      await page.locator('#L1').getByRole('link', { name: 'Line 1' }).click();
+      await page.getByRole('link', { name: '1', exact: true }).click();
       await page.waitForURL(/#L1$/);
+      assert.notEqual(await page.locator('#L1').evaluate((el) => getComputedStyle(el, '::before').backgroundColor), 'rgba(0, 0, 0, 0)');
+      assert.equal(await number2.evaluate((el) => getComputedStyle(el, '::before').content), 'none', 'line 2 is no longer marked');
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-repo-blob`);
       // blame: each run of lines beside the commit that last changed it
       await page.getByRole('link', { name: 'Blame' }).click();
       await page.waitForURL(`${s.url}${base()}/-/blame/main/src/app.ts`);
       await page.getByRole('heading', { name: 'Blame: app.ts' }).waitFor();
-      assert.equal(await page.locator('.blame #L2 .lc').innerText(), 'export const two = 22;');
+      assert.equal(await page.locator('.blame .line').nth(1).innerText(), 'export const two = 22;');
+      assert.equal(await page.locator('.blame #L2').getAttribute('href'), '#L2');
       assert.ok((await page.locator('.blame-commit a').count()) >= 1);
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-repo-blame`);
@@ -239,7 +250,7 @@ for (const dialect of DIALECTS) {
       assert.equal(await page.locator('.markdown').getByRole('link', { name: 'readme' }).getAttribute('href'), `${base()}/-/blob/main/README.md`);
       await page.getByRole('link', { name: 'Code' }).click();
       await page.waitForURL(/plain=1/);
-      assert.equal(await page.locator('#L1 .lc').innerText(), '# Guide');
+      assert.equal(await page.locator('.code-lines .line').first().innerText(), '# Guide');
       assert.deepEqual(await seriousA11yViolations(page), []);
       await screenshot(page, `${dialect}-repo-blob-markdown-source`);
       await page.goto(`${base()}/-/blob/main/img/logo.png`);

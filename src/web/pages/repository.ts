@@ -1,7 +1,7 @@
 // The repository's files: the tree of a directory, a file (text with line anchors, Markdown
 // rendered, images, or a download link) and its raw bytes. Refs may hold slashes (repository_refs.ts).
 import { pagerOf } from '../api.js';
-import { html, type Html } from '../html.js';
+import { html, raw, type Html } from '../html.js';
 import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { pagerLinks } from '../views/lists.js';
 import { shortSha, when } from '../views/common.js';
@@ -44,14 +44,24 @@ export async function readmeSection(ctx: ProjectPageContext, ref: string, entry:
 </section>`;
 }
 
+/** A commit's line above a tree or a file: its title, author, date, id, and the history of `path`. */
+function commitLine(ctx: ProjectPageContext, c: any, ref: string, path: string): Html {
+  return html`<p class="last-commit"><a href="${projectBase(ctx.project)}/-/commit/${c.id}">${c.title}</a>
+  <span class="muted">&middot; ${c.author_name} &middot; ${when(c.committed_date)} &middot;</span> <code>${shortSha(c.id)}</code>
+  <a href="${viewUrl(ctx.project, 'commits', ref, path)}">History</a></p>`;
+}
+
 /** The newest commit of `ref` that touched `path` (the whole ref when path is empty). */
 async function lastCommitLine(ctx: ProjectPageContext, ref: string, path: string): Promise<Html> {
   const a = await ctx.api.get(`/projects/${ctx.project.id}/repository/commits?ref_name=${encodeURIComponent(ref)}&per_page=1${path ? `&path=${encodeURIComponent(path)}` : ''}`);
   const c = a.status === 200 ? a.body[0] : undefined;
-  if (!c) return html``;
-  return html`<p class="last-commit"><a href="${projectBase(ctx.project)}/-/commit/${c.id}">${c.title}</a>
-  <span class="muted">&middot; ${c.author_name} &middot; ${when(c.committed_date)} &middot;</span> <code>${shortSha(c.id)}</code>
-  <a href="${viewUrl(ctx.project, 'commits', ref, path)}">History</a></p>`;
+  return c ? commitLine(ctx, c, ref, path) : html``;
+}
+
+/** A file's last commit, which the file's answer names (one lookup, no second walk of the history). */
+async function fileCommitLine(ctx: ProjectPageContext, f: any, ref: string): Promise<Html> {
+  const a = await ctx.api.get(`/projects/${ctx.project.id}/repository/commits/${f.last_commit_id}?stats=false`);
+  return a.status === 200 ? commitLine(ctx, a.body, ref, f.file_path) : html``;
 }
 
 async function treePage(ctx: ProjectPageContext) {
@@ -125,14 +135,24 @@ export const isEmptyRepository = (refs: Refs) => refs.branches.length === 0 && r
 
 const titleOf = (message: string): string => message.replace(/^\s+/, '').split('\n')[0].trimEnd();
 
-/** One line of code: its number (a link to itself: `#L12` marks it and scrolls to it) and its text. */
-const codeLine = (line: Html, n: number): Html =>
-  html`<div class="line" id="L${n}"><a class="ln" href="#L${n}" aria-label="Line ${n}">${n}</a><span class="lc">${line}</span></div>`;
-
-async function codeLines(path: string, text: string): Promise<Html> {
-  const lines = await highlightLines(path, text);
-  return html`<div class="blob-code" role="region" aria-label="File content" tabindex="0">${lines.map((line, i) => codeLine(line, i + 1))}</div>`;
+/**
+ * Lines of code as the reference shows them: a gutter of line-number links (`#L12` scrolls to its
+ * line and marks it) beside one `<pre>` with a span per line; `first` is the first line's number.
+ * Built as one string: a file has thousands of lines.
+ */
+function codeLines(lines: Html[], first = 1): Html {
+  let gutter = '';
+  const code: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const n = first + i;
+    gutter += `<a id="L${n}" href="#L${n}">${n}</a>`;
+    code.push(`<span class="line">${lines[i].text}</span>`);
+  }
+  return raw(`<div class="code-lines"><div class="gutter">${gutter}</div><pre><code>${code.join('\n')}</code></pre></div>`);
 }
+
+const fileCode = async (path: string, text: string): Promise<Html> =>
+  html`<div class="blob-code" role="region" aria-label="File content" tabindex="0">${codeLines(await highlightLines(path, text))}</div>`;
 
 async function blobPage(ctx: ProjectPageContext) {
   const p = ctx.project;
@@ -153,7 +173,7 @@ async function blobPage(ctx: ProjectPageContext) {
   else if (isMarkdown(path) && !plain) {
     const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     content = html`<div class="panel">${renderMarkdown(bytes.toString('utf8'), repoLinks(p, ref, dir))}</div>`;
-  } else content = await codeLines(path, bytes.toString('utf8'));
+  } else content = await fileCode(path, bytes.toString('utf8'));
   const toggle = isMarkdown(path)
     ? html`<nav class="view-toggle" aria-label="Display"><a href="${viewUrl(p, 'blob', ref, path)}"${plain ? '' : html` aria-current="page"`}>Preview</a> <a href="${viewUrl(p, 'blob', ref, path)}?plain=1"${plain ? html` aria-current="page"` : ''}>Code</a></nav>`
     : '';
@@ -161,7 +181,7 @@ async function blobPage(ctx: ProjectPageContext) {
     title: `${path} · ${ref} · ${p.name_with_namespace}`,
     section: 'files',
     body: html`<div class="toolbar">${refSwitcher(p, refs, ref, 'blob', path)}${breadcrumbs(p, ref, path)}</div>
-${await lastCommitLine(ctx, ref, path)}
+${await fileCommitLine(ctx, f, ref)}
 <div class="file-header">
   <h1>${f.file_name}</h1>
   <span class="muted">${formatSize(f.size)}</span>
@@ -184,7 +204,9 @@ async function blamePage(ctx: ProjectPageContext) {
   if (a.status !== 200) throw new PageNotFound();
   const runs: { commit: any; lines: string[] }[] = a.body;
   const name = path.split('/').pop()!;
-  const lines = await highlightLines(path, runs.flatMap((r) => r.lines).join('\n'));
+  const text = runs.flatMap((r) => r.lines);
+  const lines = await highlightLines(path, text.join('\n'));
+  while (lines.length < text.length) lines.push(raw('')); // a last line left empty is no line to splitLines
   let n = 0;
   return {
     title: `Blame · ${path} · ${ref} · ${p.name_with_namespace}`,
@@ -195,14 +217,13 @@ async function blamePage(ctx: ProjectPageContext) {
   <a class="button" href="${viewUrl(p, 'blob', ref, path)}">Normal view</a>
   <a class="button" href="${viewUrl(p, 'raw', ref, path)}">Raw</a>
 </div>
-<div class="blob-code blame" role="region" aria-label="File content with the last commit of each line" tabindex="0">${runs.map(
-      (r) => html`<div class="blame-run"><div class="blame-commit"><a href="${projectBase(p)}/-/commit/${r.commit.id}">${titleOf(r.commit.message)}</a>
+<div class="blob-code blame" role="region" aria-label="File content with the last commit of each line" tabindex="0">${runs.map((r) => {
+      const first = n + 1;
+      n += r.lines.length;
+      return html`<div class="blame-run"><div class="blame-commit"><a href="${projectBase(p)}/-/commit/${r.commit.id}">${titleOf(r.commit.message)}</a>
   <span class="muted">${r.commit.author_name} &middot; ${when(r.commit.committed_date)}</span></div>
-  <div class="blame-lines">${r.lines.map(() => {
-    n++;
-    return codeLine(lines[n - 1] ?? html``, n);
-  })}</div></div>`,
-    )}</div>`,
+  ${codeLines(lines.slice(first - 1, n), first)}</div>`;
+    })}</div>`,
   };
 }
 

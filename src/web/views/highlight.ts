@@ -108,10 +108,10 @@ export function splitLines(text: string): string[] {
 }
 
 /**
- * (file path, text) → one HTML fragment per line: the text escaped, with highlight.js's
- * `<span class="hljs-…">` around tokens. A token that spans lines (a block comment, a string) is
- * closed at each line's end and opened again on the next, so every line stands alone (a diff
- * shows lines apart). Unknown languages and very large texts come back escaped, unhighlighted.
+ * (file path, text) → one HTML fragment per line: the text escaped, with `<span class="k">`-style
+ * spans around the tokens app.css colours (TOKEN_CLASS). A token that spans lines (a block comment,
+ * a string) is closed at each line's end and opened again on the next, so every line stands alone
+ * (a diff shows lines apart). Unknown languages and very large texts come back escaped, unhighlighted.
  */
 export async function highlightLines(path: string, text: string): Promise<Html[]> {
   const language = languageOf(path);
@@ -139,10 +139,40 @@ const cache = new Map<string, string[]>();
 let cacheBytes = 0;
 const sizeOf = (lines: string[]): number => lines.reduce((n, l) => n + l.length * 2, 0);
 
-/** highlight.js's HTML (only `<span class="…">`, `</span>` and escaped text) cut into lines. */
+/**
+ * highlight.js's scopes → the short class app.css gives their colour, one class per colour (as the
+ * reference's highlighter writes `k`, `s`, `c`). A scope not listed keeps the text's colour and loses
+ * its span: a highlighted file weighs little more than its text.
+ */
+const TOKEN_CLASS: Record<string, string> = {
+  keyword: 'k', doctag: 'k', 'template-tag': 'k', type: 'k',
+  title: 't',
+  attr: 'a', attribute: 'a', literal: 'a', meta: 'a', number: 'a', operator: 'a', variable: 'a',
+  'selector-attr': 'a', 'selector-class': 'a', 'selector-id': 'a',
+  section: 'h',
+  string: 's', regexp: 's',
+  built_in: 'b', symbol: 'b', bullet: 'b',
+  comment: 'c', quote: 'c',
+  name: 'n', 'selector-tag': 'n', 'selector-pseudo': 'n', addition: 'n',
+  deletion: 'd',
+  subst: 'u',
+  strong: 'w',
+  emphasis: 'e',
+};
+
+/** `<span class="hljs-title function_">` → `<span class="t">`, or '' for a scope left uncoloured. */
+function shortTag(tag: string): string {
+  const scope = /class="hljs-([\w-]+)/.exec(tag)?.[1];
+  const cls = scope === undefined ? undefined : TOKEN_CLASS[scope];
+  return cls ? `<span class="${cls}">` : '';
+}
+
+/** highlight.js's HTML (only `<span class="…">`, `</span>` and escaped text) cut into lines, its spans shortened. */
 function splitHighlighted(markup: string): string[] {
   const lines: string[] = [];
+  /** The spans open at this point, as written ('' for a dropped one). */
   const open: string[] = [];
+  const closeAll = () => open.reduce((s, t) => (t ? s + '</span>' : s), '');
   let line = '';
   const tag = /<span[^>]*>|<\/span>|\n/g;
   let at = 0;
@@ -150,16 +180,16 @@ function splitHighlighted(markup: string): string[] {
     line += markup.slice(at, m.index);
     at = tag.lastIndex;
     if (m[0] === '\n') {
-      lines.push(line + '</span>'.repeat(open.length));
+      lines.push(line + closeAll());
       line = open.join('');
     } else if (m[0] === '</span>') {
-      open.pop();
-      line += m[0];
+      if (open.pop()) line += m[0];
     } else {
-      open.push(m[0]);
-      line += m[0];
+      const t = shortTag(m[0]);
+      open.push(t);
+      line += t;
     }
   }
-  lines.push(line + markup.slice(at) + '</span>'.repeat(open.length));
+  lines.push(line + markup.slice(at) + closeAll());
   return lines;
 }
