@@ -1,6 +1,6 @@
 // `npm run lint`: the house rules of DESIGN.md that the type checker cannot see.
 //  - imports run one way: api → domain → {db, git, queue, storage, webhooks, outbound, ci}; only app.ts wires http/, api/ and web/
-//  - web/ reads through the REST API: of the domain, only sessions and the settings reader
+//  - web/ reads through the REST API: of the domain, only sessions, the settings reader and the pipelines list's rows
 //  - no run-time import cycle in src/ (type-only imports are erased, so they do not count)
 //  - the domain takes its Container type from domain/context.ts, never from container.ts
 //  - SQL (query builders, sql``) lives only in src/db/
@@ -67,9 +67,14 @@ const ALLOWED = {
   http: ['http', 'domain', 'config.ts', 'container.ts', 'version.ts'],
   api: ['api', 'http', 'domain', 'config.ts', 'container.ts', 'version.ts'],
   // The web interface reads and writes through the REST API; of the domain it uses only sessions
-  // (sign-in, sign-out, CSRF), the setting that allows password sign-in, and the list of token scopes;
-  // of the rest, only the zip reader (the artifacts browser reads the API's archive with it).
-  web: ['web', 'http/auth.ts', 'http/errors.ts', 'domain/tokens/sessions.ts', 'domain/tokens/scopes.ts', 'domain/settings/service.ts', 'domain/context.ts', 'ci/artifacts/zip.ts', 'config.ts', 'version.ts'],
+  // (sign-in, sign-out, CSRF), the setting that allows password sign-in, the list of token scopes,
+  // and the session's actor (as the API authenticates it) for the one read the API would make a call
+  // per row of: the pipelines list's rows (pipelineRowViews); of the rest, only the zip reader (the
+  // artifacts browser reads the API's archive with it).
+  web: [
+    'web', 'http/auth.ts', 'http/errors.ts', 'domain/tokens/sessions.ts', 'domain/tokens/scopes.ts', 'domain/settings/service.ts', 'domain/context.ts',
+    'domain/auth/service.ts', 'domain/ci/pipelines.ts', 'ci/artifacts/zip.ts', 'config.ts', 'version.ts',
+  ],
 };
 // src/shared/ is the lowest room (the clock and other rules every area needs): any area may read
 // it, and it reads nothing of Anvil's.

@@ -2,6 +2,7 @@
 // visitor) and return a title and a body; the layout, errors and the 404 page are done once, in routes.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Container } from '../domain/context.js';
+import type { Actor } from '../domain/auth/actor.js';
 import type { ApiClient } from './api.js';
 import type { Html } from './html.js';
 
@@ -21,6 +22,11 @@ export interface PageContext {
   reply: FastifyReply;
   api: ApiClient;
   viewer: Viewer | null;
+  /**
+   * The visitor as the domain knows them, for the few reads the API would make one call per row
+   * (the pipelines list's rows); everything else reads through `api`.
+   */
+  actor(): Promise<Actor | null>;
   /** The session's CSRF token, for forms and the browser's API writes; null when signed out. */
   csrf: string | null;
   /** The request's path params (find-my-way names) and query. */

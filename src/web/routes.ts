@@ -5,6 +5,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Container } from '../domain/context.js';
+import type { Actor } from '../domain/auth/actor.js';
+import { authenticate } from '../domain/auth/service.js';
 import { csrfTokenOf } from '../domain/tokens/sessions.js';
 import { cookie, SESSION_COOKIE } from '../http/auth.js';
 import { apiClient } from './api.js';
@@ -167,12 +169,15 @@ async function pageContext(app: FastifyInstance, c: Container, req: FastifyReque
     if (me.status === 200) viewer = me.body;
   }
   const q = req.url.indexOf('?');
+  let actor: Promise<Actor | null> | undefined;
   return {
     c,
     req,
     reply,
     api,
     viewer,
+    // The session's actor as the API authenticates it (a session the API refuses is nobody).
+    actor: () => (actor ??= viewer && session ? authenticate(c, { kind: 'session', value: session, csrfToken: null, safeMethod: true }).catch(() => null) : Promise.resolve(null)),
     csrf: viewer && session ? csrfTokenOf(c, session) : null,
     params: {},
     query: new URLSearchParams(q < 0 ? '' : req.url.slice(q + 1)),

@@ -58,6 +58,22 @@ export function pagePipelinePlans(db: Kysely<DB>, pipelineId: number, page: Page
   return runPage(db, q.orderBy('id', 'desc'), page);
 }
 
+/** A job or bridge as a list of pipelines shows it: its stage and status. */
+export type StageJobRow = Pick<JobRow, 'id' | 'pipeline_id' | 'name' | 'stage' | 'status' | 'allow_failure'>;
+
+/** The current (not retried) jobs and bridges of some pipelines of a project, all in one query. Uses (pipeline_id, id). */
+export const currentJobsOfPipelines = (db: Kysely<DB>, projectId: number, pipelineIds: number[]): Promise<StageJobRow[]> =>
+  pipelineIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom('ci_jobs')
+        .select(['id', 'pipeline_id', 'name', 'stage', 'status', 'allow_failure'])
+        .where('project_id', '=', projectId)
+        .where('pipeline_id', 'in', pipelineIds)
+        .where('retried', '=', 0)
+        .orderBy('id')
+        .execute();
+
 /** Users by id in one query (the job users of a page). */
 export const usersByIds = (db: Kysely<DB>, ids: number[]): Promise<UserRow[]> =>
   ids.length === 0 ? Promise.resolve([]) : db.selectFrom('users').selectAll().where('id', 'in', ids).execute();

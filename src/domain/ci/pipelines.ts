@@ -11,10 +11,11 @@ import type { Container } from '../context.js';
 import type { PlanOptions } from '../../ci/config/index.js';
 import type { PlanContext, PlanResult } from '../../ci/config/types.js';
 import { latestJobsOfPipeline } from '../../db/repos/ci_jobs.js';
+import { currentJobsOfPipelines, usersByIds, type StageJobRow } from '../../db/repos/ci_job_lists.js';
 import {
   PIPELINE_ORDERS, junitArtifactsOfPipeline, pagePipelines, type JunitArtifactRow, type ListedPipeline, type PipelineFilters, type PipelineOrder,
 } from '../../db/repos/ci_pipeline_lists.js';
-import { deletePipelineRow, findPipeline, findProjectPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
+import { deletePipelineRow, findPipeline, findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserById, findUserByUsername, type UserRow } from '../../db/repos/users.js';
 import { listTree, readCommit } from '../../git/objects.js';
@@ -454,6 +455,35 @@ export async function listPipelines(
   f.updatedBefore = timeParam('updated_before', input.updated_before);
   const rows = await pagePipelines(c.db, project.id, f, page);
   return { ...rows, items: rows.items.map((pipeline) => ({ project, pipeline })) };
+}
+
+/** A pipeline of the web's pipelines list: who ran it, and its current jobs and bridges (its stage icons). */
+export interface PipelineRowView {
+  pipeline: PipelineRow;
+  user: UserRow | null;
+  jobs: StageJobRow[];
+}
+
+/**
+ * Some pipelines of a project (ids of another project's are left out) with their users and current
+ * jobs and bridges, in three queries however many they are and however many jobs they have: a page
+ * of the web's pipelines list reads its rows at once. Read as the pipelines list is.
+ */
+export async function pipelineRowViews(c: Container, actor: Actor | null, idOrPath: number | string, ids: number[]): Promise<PipelineRowView[]> {
+  const found = await findProject(c, actor, idOrPath);
+  await requirePipelineList(c, actor, found);
+  const pipelines = (await pipelinesByIds(c.db, ids)).filter((p) => p.project_id === found.row.id);
+  const mine = pipelines.map((p) => p.id);
+  const [users, jobs] = await Promise.all([
+    usersByIds(c.db, [...new Set(pipelines.flatMap((p) => (p.user_id === null ? [] : [p.user_id])))]),
+    currentJobsOfPipelines(c.db, found.row.id, mine),
+  ]);
+  const userById = new Map(users.map((u) => [u.id, u]));
+  return pipelines.map((pipeline) => ({
+    pipeline,
+    user: pipeline.user_id === null ? null : (userById.get(pipeline.user_id) ?? null),
+    jobs: jobs.filter((j) => j.pipeline_id === pipeline.id),
+  }));
 }
 
 /**

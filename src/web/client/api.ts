@@ -34,6 +34,18 @@ export async function apiFetch(method: string, path: string, body?: unknown): Pr
   return { ok: res.ok, status: res.status, body: parsed };
 }
 
+/** Every page of a list (a pipeline's jobs), as the server reads it; null when one cannot be read. */
+export async function allPages(path: string): Promise<any[] | null> {
+  const out: any[] = [];
+  for (let page = 1; page <= 50; page++) {
+    const a = await apiFetch('GET', `${path}?per_page=100&page=${page}`);
+    if (!a.ok || !Array.isArray(a.body)) return null;
+    out.push(...a.body);
+    if (a.body.length < 100) break;
+  }
+  return out;
+}
+
 /** The API's error body in words: `message` (a string or a field → messages object) or `error`. */
 export function errorText(a: Answer): string {
   const b = a.body;

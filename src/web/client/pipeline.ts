@@ -4,24 +4,12 @@
 // are read once, on the first poll (again on the next while that read fails).
 // A developer's graph has a button on each job (run, cancel, retry): it calls the API and the page
 // follows again at once (also a pipeline that had finished: a retry starts it again).
-import { apiFetch, errorText } from './api.js';
+import { allPages, apiFetch, errorText } from './api.js';
 import { startTicker } from './ticker.js';
 import { isFinished, pipelineLive } from '../views/pipeline_graph.js';
 import { localTimes } from './times.js';
 
 const POLL_MS = 2000;
-
-/** Every page of a list, as the server reads it. */
-async function allPages(path: string): Promise<any[] | null> {
-  const out: any[] = [];
-  for (let page = 1; page <= 50; page++) {
-    const a = await apiFetch('GET', `${path}?per_page=100&page=${page}`);
-    if (!a.ok || !Array.isArray(a.body)) return null;
-    out.push(...a.body);
-    if (a.body.length < 100) break;
-  }
-  return out;
-}
 
 export function initPipeline(root: ParentNode): void {
   const live = root.querySelector<HTMLElement>('[data-pipeline-live]');

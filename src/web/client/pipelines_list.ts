@@ -1,7 +1,7 @@
-// The pipelines list follows its unfinished pipelines: every 3 s it reads each one (with its jobs
-// and bridges, for the stage icons) and re-renders its row with the server's view, until none is
+// The pipelines list follows its unfinished pipelines: every 3 s it reads each one (with all its
+// jobs and bridges, for the stage icons) and re-renders its row with the server's view, until none is
 // left moving.
-import { apiFetch } from './api.js';
+import { allPages, apiFetch } from './api.js';
 import { startTicker } from './ticker.js';
 import { localTimes } from './times.js';
 import { isPipelineActive, pipelineRow } from '../views/pipelines_list.js';
@@ -17,14 +17,10 @@ export function initPipelinesList(root: ParentNode): void {
     await Promise.all(
       moving().map(async (tr) => {
         const id = tr.dataset.pipelineId;
-        const [p, jobs, bridges] = await Promise.all([
-          apiFetch('GET', `${at}/${id}`),
-          apiFetch('GET', `${at}/${id}/jobs?per_page=100`),
-          apiFetch('GET', `${at}/${id}/bridges?per_page=100`),
-        ]);
+        const [p, jobs, bridges] = await Promise.all([apiFetch('GET', `${at}/${id}`), allPages(`${at}/${id}/jobs`), allPages(`${at}/${id}/bridges`)]);
         // one that cannot be read any more (deleted) is not asked for again
         if (!p.ok) return void (tr.dataset.status = '');
-        tr.outerHTML = pipelineRow(p.body, jobs.ok ? jobs.body : null, bridges.ok ? bridges.body : null).text;
+        tr.outerHTML = pipelineRow(p.body, jobs, bridges).text;
       }),
     );
     localTimes(root);
