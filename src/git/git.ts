@@ -98,3 +98,17 @@ export function finished(child: ChildProcessWithoutNullStreams, okCodes: number[
 }
 
 export type { Readable };
+
+const C_ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+
+/** A path as git prints it outside `-z`: one with a control character, `"` or `\` comes C-quoted. */
+export function unquotePath(printed: string): string {
+  if (!printed.startsWith('"') || !printed.endsWith('"') || printed.length < 2) return printed;
+  const parts: Buffer[] = [];
+  // a run of plain text, or one escape: three octal digits (one byte of a UTF-8 name) or a letter
+  for (const m of printed.slice(1, -1).matchAll(/\\([0-3][0-7]{2}|.)|[^\\]+/gs)) {
+    const esc = m[1];
+    parts.push(esc === undefined ? Buffer.from(m[0], 'utf8') : Buffer.from([esc.length === 3 ? parseInt(esc, 8) : (C_ESCAPES[esc] ?? esc.charCodeAt(0))]));
+  }
+  return Buffer.concat(parts).toString('utf8');
+}

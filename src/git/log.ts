@@ -3,7 +3,7 @@
 // git's default or topological order, at any depth. What the walk cannot answer exactly goes to
 // git log itself: dates git reads otherwise, a commit the parser does not render, symbolic refs.
 import path from 'node:path';
-import { git, gitText, safeArg } from './git.js';
+import { finished, git, gitStream, gitText, safeArg, unquotePath } from './git.js';
 import { FIELDS, parseCommits, type CommitInfo } from './objects.js';
 import { commitByRevision, remember } from './object_store.js';
 import { walkCommits, type Tip, type Walk } from './walk.js';
@@ -119,4 +119,61 @@ async function lastCommitNow(repo: string, commit: string, filePath: string): Pr
     if (walked) return walked[0]?.id ?? null;
   }
   return (await gitText(['log', '-1', '--format=%H', safeArg(commit, 'revision'), '--', where.spec], { gitDir: repo, env: LITERAL })) || null;
+}
+
+/** (commit, path) → the commit lastCommitsFor found: it never changes for a given commit sha. */
+const treeLastCommits = new Map<string, string>();
+
+/**
+ * The newest commit reachable from `commit` (a sha) that touched each of `paths` (entries of a
+ * tree: files, directories, submodules), found in one `git log` pass over all of them that stops
+ * once each has its commit. A merge counts for a path where it differs from every parent (`-c`),
+ * as `git log -1 -- <path>` has it. Only the first `maxCommits` commits touching any of the paths
+ * are read: a path not touched among them (unchanged for a long history) has no answer.
+ */
+export async function lastCommitsFor(repo: string, commit: string, paths: string[], maxCommits = 2000): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const wanted = new Set<string>();
+  for (const p of paths) {
+    const kept = treeLastCommits.get(`${commit}\0${p}`);
+    if (kept) found.set(p, kept);
+    else if (repositoryPath(p)?.spec === p) wanted.add(p);
+  }
+  if (wanted.size === 0) return found;
+  const args = ['log', '-c', '--name-only', '--no-renames', '--format=%x1e%H', `--max-count=${maxCommits}`, safeArg(commit, 'revision'), '--', ...wanted];
+  const child = gitStream(args, { gitDir: repo, env: LITERAL });
+  child.stdout.setEncoding('utf8');
+  let stopped = false;
+  const done = finished(child).catch((e) => {
+    if (!stopped) throw e;
+  });
+  let sha = '';
+  const take = (line: string) => {
+    if (line.startsWith('\x1e')) sha = line.slice(1);
+    else if (line !== '') {
+      // a changed file names the entry it is in: itself or a directory above it
+      for (let p = unquotePath(line); p !== ''; p = p.slice(0, Math.max(0, p.lastIndexOf('/')))) {
+        if (wanted.delete(p)) {
+          found.set(p, sha);
+          remember(treeLastCommits, `${commit}\0${p}`, sha, 20_000);
+        }
+      }
+    }
+  };
+  try {
+    let rest = '';
+    for await (const chunk of child.stdout as AsyncIterable<string>) {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop()!;
+      lines.forEach(take);
+      if (wanted.size === 0) break;
+    }
+    if (wanted.size > 0) take(rest);
+  } finally {
+    // every path has its commit: the rest of the history is not read
+    stopped = wanted.size === 0;
+    if (stopped) child.kill();
+    await done;
+  }
+  return found;
 }
