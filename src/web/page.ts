@@ -68,6 +68,15 @@ export interface ProjectPage {
   handler(ctx: ProjectPageContext): Promise<PageOutcome>;
 }
 
+/** The body of a JSON answer's 404 (a script's request: `?format=json`). */
+export const NOT_FOUND = { message: '404 Not Found' };
+
+/** A JSON answer to a script's request, instead of a page. */
+export function sendJson(reply: FastifyReply, status: number, body: unknown): typeof SENT {
+  reply.code(status).header('content-type', 'application/json').header('cache-control', 'private, no-store').send(JSON.stringify(body));
+  return SENT;
+}
+
 /** Thrown by a handler: the reference's 404 page (or, for a visitor not signed in, the sign-in page). */
 export class PageNotFound extends Error {
   constructor() {

@@ -13,7 +13,7 @@ import { apiClient } from './api.js';
 import { ASSET_PREFIX, asset } from './assets.js';
 import { layout } from './layout.js';
 import { html } from './html.js';
-import { PageNotFound, SENT, SignInRequired, type PageContext, type PageOutcome, type ProjectPageContext, type Viewer } from './page.js';
+import { NOT_FOUND, PageNotFound, SENT, SignInRequired, sendJson, type PageContext, type PageOutcome, type ProjectPageContext, type Viewer } from './page.js';
 import { accessOf, projectNav } from './project_nav.js';
 import { projectPages, sitePages } from './pages/index.js';
 import { groupRoute } from './pages/groups.js';
@@ -84,6 +84,11 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
       return await send(ctx, await byPath(ctx, path));
     } catch (e) {
       if (e instanceof PageNotFound || e instanceof SignInRequired) {
+        // a script's request for JSON (`?format=json`) gets no page: sign in first (401), or nothing here (404)
+        if (ctx.query.get('format') === 'json') {
+          sendJson(reply, ctx.viewer ? 404 : 401, ctx.viewer ? NOT_FOUND : { error: 'You need to sign in or sign up before continuing.' });
+          return reply;
+        }
         if (!ctx.viewer) return reply.redirect(`/users/sign_in?redirect_to=${encodeURIComponent(req.url)}`, 302);
         return send(ctx, notFoundPage());
       }
@@ -136,7 +141,8 @@ export function registerWeb(app: FastifyInstance, c: Container): void {
   }
 
   async function send(ctx: PageContext, page: PageOutcome): Promise<FastifyReply | void> {
-    if (page === SENT) return;
+    // the handler sent its own answer: Fastify waits for it (an async handler's undefined would be sent again)
+    if (page === SENT) return ctx.reply;
     return ctx.reply
       .code(page.status ?? 200)
       .header('content-type', 'text/html; charset=utf-8')

@@ -8,6 +8,7 @@ import { initRefresh } from './refresh.js';
 import { initSettings } from './settings.js';
 import { startTicker } from './ticker.js';
 import { localTimes } from './times.js';
+import { initTreeCommits } from './tree_commits.js';
 
 localTimes(document);
 initForms(document);
@@ -18,3 +19,4 @@ initPipelinesList(document);
 initJobLog(document);
 initLogTools(document);
 startTicker(document);
+initTreeCommits(document);

@@ -1,8 +1,11 @@
 // The repository's files: the tree of a directory, a file (text with line anchors, Markdown
 // rendered, images, or a download link) and its raw bytes. Refs may hold slashes (repository_refs.ts).
+import { presentCommit } from '../../api/repository/present.js';
+import { treeLastCommits } from '../../domain/repository/tree.js';
+import { toHttpError } from '../../http/errors.js';
 import { pagerOf } from '../api.js';
-import { html, raw, type Html } from '../html.js';
-import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { encodePath, html, raw, type Html } from '../html.js';
+import { NOT_FOUND, PageNotFound, SENT, sendJson, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { pagerLinks } from '../views/lists.js';
 import { shortSha, when } from '../views/common.js';
 import { highlightLines } from '../views/highlight.js';
@@ -64,13 +67,16 @@ async function fileCommitLine(ctx: ProjectPageContext, f: any, ref: string): Pro
   return a.status === 200 ? commitLine(ctx, a.body, ref, f.file_path) : html``;
 }
 
+/** Entries on a page of the tree; each row's last commit is filled in by the page's script (client/tree_commits.ts). */
+const PER_PAGE = 100;
+
 async function treePage(ctx: ProjectPageContext) {
   const p = ctx.project;
   const refs = await refsOf(ctx);
   if (isEmptyRepository(refs)) return emptyRepositoryPage(ctx, 'files');
   const { ref, path } = splitRef(ctx.params['*'] || p.default_branch, refs);
   const page = Math.max(1, Number.parseInt(ctx.query.get('page') ?? '1', 10) || 1);
-  const a = await ctx.api.get(`/projects/${p.id}/repository/tree?ref=${encodeURIComponent(ref)}&path=${encodeURIComponent(path)}&per_page=100&page=${page}`);
+  const a = await ctx.api.get(`/projects/${p.id}/repository/tree?ref=${encodeURIComponent(ref)}&path=${encodeURIComponent(path)}&per_page=${PER_PAGE}&page=${page}`);
   if (a.status !== 200) throw new PageNotFound();
   const entries: any[] = a.body;
   const readme = page === 1 ? readmeOf(entries) : undefined;
@@ -81,21 +87,53 @@ async function treePage(ctx: ProjectPageContext) {
     body: html`<div class="toolbar">${refSwitcher(p, refs, ref, 'tree', path)}${breadcrumbs(p, ref, path)}</div>
 <h1 class="visually-hidden">Files${path ? ` in ${path}` : ''}</h1>
 ${await lastCommitLine(ctx, ref, path)}
-<table class="tree">
+<table class="tree" data-logs-tree="${projectBase(p)}/-/refs/${encodePath(ref)}/logs_tree/${encodePath(path)}" data-offset="${(page - 1) * PER_PAGE}">
   <caption class="visually-hidden">Files and directories</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Type</th></tr></thead>
+  <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Last commit</th><th scope="col">Last update</th></tr></thead>
   <tbody>
-  ${path ? html`<tr><td><a href="${viewUrl(p, 'tree', ref, parent)}">..</a></td><td class="muted">parent directory</td></tr>` : ''}
+  ${path ? html`<tr class="parent"><td><a href="${viewUrl(p, 'tree', ref, parent)}">..</a></td><td class="muted">parent directory</td><td></td><td></td></tr>` : ''}
   ${entries.map(
     (e) => html`<tr><td>${entryIcon(e.type)}
     ${e.type === 'commit' ? e.name : html`<a href="${viewUrl(p, e.type === 'tree' ? 'tree' : 'blob', ref, e.path)}">${e.name}</a>`}</td>
-    <td class="muted">${e.type === 'tree' ? 'directory' : e.type === 'commit' ? 'submodule' : 'file'}</td></tr>`,
+    <td class="muted">${e.type === 'tree' ? 'directory' : e.type === 'commit' ? 'submodule' : 'file'}</td><td></td><td></td></tr>`,
   )}
   </tbody>
 </table>
 ${pagerLinks(pagerOf(a), (n) => `${viewUrl(p, 'tree', ref, path)}?page=${n}`)}
 ${readme ? ((await readmeSection(ctx, ref, readme)) ?? '') : ''}`,
   };
+}
+
+/**
+ * `/-/refs/<ref>/logs_tree/<path>?format=json&offset=N`: the last commit of 25 entries of a
+ * directory from `offset` on (the reference's route and shape; a `More-Logs-Offset` header when
+ * more follow). The tree page's script fills its rows from it. It is no REST endpoint, so the
+ * domain answers it here, as the visitor, with the tree API's access and 404s.
+ */
+async function logsTree(ctx: ProjectPageContext): Promise<PageOutcome> {
+  const m = /^(.+?)\/logs_tree(?:\/(.*))?$/s.exec(ctx.params['*'] ?? '');
+  if (!m || ctx.query.get('format') !== 'json') throw new PageNotFound();
+  const p = ctx.project;
+  const input = { ref: m[1], path: (m[2] ?? '').replace(/^\/+|\/+$/g, ''), offset: Number.parseInt(ctx.query.get('offset') ?? '0', 10) || 0 };
+  let summary;
+  try {
+    summary = await treeLastCommits(ctx.c, await ctx.actor(), p.id, input);
+  } catch (e) {
+    // the project is the visitor's to see (routes.ts found it): what is not there is a 404, signed in or not
+    const status = toHttpError(e)?.status;
+    if (status === 404 || status === 403) return sendJson(ctx.reply, 404, NOT_FOUND);
+    throw e;
+  }
+  const rows = summary.items.map(({ entry, last }) => {
+    const commit = last && presentCommit(ctx.c, last);
+    return {
+      file_name: entry.path.split('/').pop()!,
+      type: entry.type,
+      ...(commit && { commit, commit_path: `${projectBase(p)}/-/commit/${commit.id}`, commit_title_html: html`${commit.title}`.text }),
+    };
+  });
+  if (summary.nextOffset !== null) ctx.reply.header('more-logs-offset', String(summary.nextOffset));
+  return sendJson(ctx.reply, 200, rows);
 }
 
 /** Small drawn icons (no icon font, nothing loaded): a folder, or a page for files and submodules. */
@@ -263,6 +301,7 @@ async function rawPage(ctx: ProjectPageContext): Promise<PageOutcome> {
 export const repositoryPages: ProjectPage[] = [
   { path: 'tree', handler: treePage },
   { path: 'tree/*', handler: treePage },
+  { path: 'refs/*', handler: logsTree },
   { path: 'blob/*', handler: blobPage },
   { path: 'raw/*', handler: rawPage },
   { path: 'blame/*', handler: blamePage },
