@@ -17,19 +17,10 @@ import { initBare } from '../../src/git/repository.js';
 import { commitDiff } from '../../src/git/commit_diff.js';
 import { latestTagName, listTags, mergedBranches } from '../../src/git/ref_files.js';
 import { reachedFrom } from '../../src/git/walk.js';
+import { PLAIN_GIT_ENV } from '../helpers/git.js';
 import { spawnsDuring } from '../helpers/spawns.js';
 
-const ENV = {
-  PATH: '/usr/local/bin:/usr/bin:/bin',
-  HOME: '/nonexistent',
-  LC_ALL: 'C',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'A',
-  GIT_AUTHOR_EMAIL: 'a@x',
-  GIT_COMMITTER_NAME: 'C',
-  GIT_COMMITTER_EMAIL: 'c@x',
-};
+const ENV = PLAIN_GIT_ENV;
 
 function run(args: string[], o: { cwd?: string; gitDir?: string; input?: string | Buffer; env?: Record<string, string> } = {}): string {
   const argv = o.gitDir ? [`--git-dir=${o.gitDir}`, ...args] : args;

@@ -9,19 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lastCommitsFor } from '../../src/git/log.js';
+import { PLAIN_GIT_ENV } from '../helpers/git.js';
 import { spawnsDuring } from '../helpers/spawns.js';
 
-const ENV = {
-  PATH: '/usr/local/bin:/usr/bin:/bin',
-  HOME: '/nonexistent',
-  LC_ALL: 'C',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'A',
-  GIT_AUTHOR_EMAIL: 'a@x',
-  GIT_COMMITTER_NAME: 'C',
-  GIT_COMMITTER_EMAIL: 'c@x',
-};
+const ENV = PLAIN_GIT_ENV;
 
 describe('git: the last commit of each entry of a directory', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-treelog-'));

@@ -8,6 +8,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildTestApp, type TestApp, type TestDialect } from './build.js';
 
+/** The environment of a test's own git commands: no system or user config, a fixed identity. */
+export const PLAIN_GIT_ENV = {
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  HOME: '/nonexistent',
+  LC_ALL: 'C',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'A',
+  GIT_AUTHOR_EMAIL: 'a@x',
+  GIT_COMMITTER_NAME: 'C',
+  GIT_COMMITTER_EMAIL: 'c@x',
+};
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
