@@ -41,12 +41,13 @@ for (const dialect of DIALECTS) {
       first = await commit(t, p.id, { commit_message: 'Add many files', actions: [...MANY, { action: 'create', file_path: 'src/lib/a.ts', content: 'a' }, { action: 'create', file_path: 'src/b.ts', content: 'b' }] });
       deep = await commit(t, p.id, { commit_message: 'Change deep inside src', actions: [{ action: 'update', file_path: 'src/lib/a.ts', content: 'aa' }] });
       titled = await commit(t, p.id, { commit_message: 'Fix <b>bold</b> & more\n\nThe body.', actions: [{ action: 'update', file_path: 'many/f07.txt', content: 'seven\n' }] });
+      await commit(t, p.id, { commit_message: `Long one\n\n${'é'.repeat(2000)}`, actions: [{ action: 'create', file_path: 'long/x.txt', content: 'x' }] });
       await commit(t, p.id, { branch: 'feature/x', start_branch: 'main', commit_message: 'Only on the feature', actions: [{ action: 'create', file_path: 'src/feature.ts', content: 'f' }] });
       priv = await makeRepoProject(t, { visibility: 'private' });
     });
     after(async () => t.close());
 
-    it('answers the root entries in the tree API\'s order, each with its last commit in the API\'s shape, its path and its escaped title', async () => {
+    it('answers the root entries in the tree API\'s order, each with its last commit in the API\'s shape (its message cut to 1 KB), its path and its escaped title', async () => {
       const r = await logs(p, 'main/logs_tree/?format=json');
       assert.equal(r.status, 200, r.text);
       assert.match(String(r.headers['content-type']), /^application\/json/);
@@ -63,6 +64,10 @@ for (const dialect of DIALECTS) {
       assert.equal(by.many.commit.id, titled.id);
       assert.equal(by.many.commit.title, 'Fix <b>bold</b> & more');
       assert.equal(by.many.commit_title_html, 'Fix &lt;b&gt;bold&lt;/b&gt; &amp; more');
+      // a long message is cut to 1 KB, as the reference keeps it
+      assert.equal(by.long.commit.title, 'Long one');
+      assert.ok(Buffer.byteLength(by.long.commit.message) <= 1024);
+      assert.match(by.long.commit.message, /^Long one\n\nééé.*é\.\.\.$/s);
       assert.equal(by['README.md'].type, 'blob');
       assert.notEqual(by['README.md'].commit.id, first.id);
     });

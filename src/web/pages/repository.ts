@@ -125,7 +125,7 @@ async function logsTree(ctx: ProjectPageContext): Promise<PageOutcome> {
     throw e;
   }
   const rows = summary.items.map(({ entry, last }) => {
-    const commit = last && presentCommit(ctx.c, last);
+    const commit = last && { ...presentCommit(ctx.c, last), message: truncateBytes(last.commit.message, 1024) };
     return {
       file_name: entry.path.split('/').pop()!,
       type: entry.type,
@@ -134,6 +134,12 @@ async function logsTree(ctx: ProjectPageContext): Promise<PageOutcome> {
   });
   if (summary.nextOffset !== null) ctx.reply.header('more-logs-offset', String(summary.nextOffset));
   return sendJson(ctx.reply, 200, rows);
+}
+
+/** At most `max` bytes of UTF-8, `...` ending a cut one (the reference keeps a summary's messages short). */
+function truncateBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  return `${Buffer.from(text).subarray(0, max - 3).toString('utf8').replace(/\uFFFD$/, '')}...`;
 }
 
 /** Small drawn icons (no icon font, nothing loaded): a folder, or a page for files and submodules. */
