@@ -43,7 +43,7 @@ async function directory(dir: string, ref: string, path: string, recursive = fal
 }
 
 /** Entries summarised per request, as the reference's tree view asks for them. */
-export const LOGS_TREE_LIMIT = 25;
+const LOGS_TREE_LIMIT = 25;
 
 export interface EntryLastCommit {
   entry: TreeEntry;
