@@ -1,6 +1,6 @@
 // `npm run lint`: the house rules of DESIGN.md that the type checker cannot see.
 //  - imports run one way: api → domain → {db, git, queue, storage, webhooks, outbound, ci}; only app.ts wires http/, api/ and web/
-//  - web/ reads through the REST API: of the domain, only sessions, the settings reader, the pipelines list's rows and the tree's last commits
+//  - web/ reads through the REST API: of the domain, only sessions, the settings reader, and the few reads the API has no single call for
 //  - no run-time import cycle in src/ (type-only imports are erased, so they do not count)
 //  - the domain takes its Container type from domain/context.ts, never from container.ts
 //  - SQL (query builders, sql``) lives only in src/db/
@@ -68,13 +68,16 @@ const ALLOWED = {
   api: ['api', 'http', 'domain', 'config.ts', 'container.ts', 'version.ts'],
   // The web interface reads and writes through the REST API; of the domain it uses only sessions
   // (sign-in, sign-out, CSRF), the setting that allows password sign-in, the list of token scopes,
-  // and, as the session's actor (authenticated as the API does), two reads the REST API has no
-  // single call for: the pipelines list's rows (pipelineRowViews: the API would take a call per row)
-  // and the last commits of a tree's entries (the reference's own web route, logs_tree; its commits in
-  // the API's shape); of the rest, only the zip reader (the artifacts browser reads the API's archive with it).
+  // and, as the session's actor (authenticated as the API does), the reads the REST API has no
+  // single call for: the pipelines list's rows (pipelineRowViews: the API would take a call per row),
+  // the last commits of a tree's entries (the reference's own web route, logs_tree; its commits in
+  // the API's shape), a bridge by id and a child pipeline's parent (the API finds bridges only by
+  // pipeline, and names no parent); of the rest, only the zip reader (the artifacts browser reads the
+  // API's archive with it).
   web: [
     'web', 'http/auth.ts', 'http/errors.ts', 'domain/tokens/sessions.ts', 'domain/tokens/scopes.ts', 'domain/settings/service.ts', 'domain/context.ts',
-    'domain/auth/service.ts', 'domain/ci/pipelines.ts', 'domain/repository/tree.ts', 'api/repository/present.ts', 'ci/artifacts/zip.ts', 'config.ts', 'version.ts',
+    'domain/auth/service.ts', 'domain/ci/pipelines.ts', 'domain/ci/jobs.ts', 'domain/repository/tree.ts', 'api/repository/present.ts', 'api/jobs/present.ts',
+    'ci/artifacts/zip.ts', 'config.ts', 'version.ts',
   ],
 };
 // src/shared/ is the lowest room (the clock and other rules every area needs): any area may read

@@ -5,6 +5,7 @@ import type { Container } from '../domain/context.js';
 import type { Actor } from '../domain/auth/actor.js';
 import type { ApiClient } from './api.js';
 import type { Html } from './html.js';
+import { toHttpError } from '../http/errors.js';
 
 /** The signed-in visitor, as GET /api/v4/user answers for them. */
 export interface Viewer {
@@ -88,5 +89,16 @@ export class PageNotFound extends Error {
 export class SignInRequired extends Error {
   constructor() {
     super('sign in required');
+  }
+}
+
+/** A domain read made as the visitor, or null where the API would answer 403 or 404 (what the visitor may not see); other errors go on. */
+export async function unlessHidden<T>(read: Promise<T>): Promise<T | null> {
+  try {
+    return await read;
+  } catch (e) {
+    const status = toHttpError(e)?.status;
+    if (status === 403 || status === 404) return null;
+    throw e;
   }
 }

@@ -61,7 +61,9 @@ for (const dialect of DIALECTS) {
       const put = await s.api('POST', `/projects/${project.id}/repository/commits`, {
         branch: 'main', commit_message: 'ci', actions: [
           { action: 'create', file_path: '.service-ci.yml', content: ciFile(signal()) },
-          { action: 'create', file_path: 'child.yml', content: 'child-job:\n  script: echo child\n' },
+          // the child is a pipeline of one trigger job, whose grandchild runs a job
+          { action: 'create', file_path: 'child.yml', content: 'grandchild:\n  trigger:\n    include: grandchild.yml\n' },
+          { action: 'create', file_path: 'grandchild.yml', content: 'grandchild-job:\n  script: echo grandchild\n' },
         ],
       }, alice.token);
       assert.equal(put.status, 201, JSON.stringify(put.body));
@@ -196,6 +198,18 @@ for (const dialect of DIALECTS) {
       // and the parent's graph leads to the child
       await page.locator('.job-node.bridge[data-job-name="child"]').click();
       await page.waitForURL(`${s.url}/alice/ci-actions/-/pipelines/${childId}`);
+
+      // a pipeline of trigger jobs alone: its bridge has a page too, and the grandchild links to the child
+      const inner = await waitFor('the grandchild pipeline', async () => {
+        const b = (await s.api('GET', `/projects/${project.id}/pipelines/${childId}/bridges`, undefined, alice.token)).body[0];
+        return b?.downstream_pipeline ? b : undefined;
+      }, 60_000);
+      assert.equal((await page.goto(new URL(inner.web_url).pathname))!.status(), 200);
+      await page.getByRole('heading', { name: /Trigger job grandchild/, level: 1 }).waitFor();
+      await page.getByRole('link', { name: `#${inner.downstream_pipeline.id}` }).click();
+      await page.getByText(`This is a child pipeline of pipeline #${childId}.`).waitFor();
+      // someone without access to the project finds no bridge page
+      assert.equal((await fetch(`${s.url}${new URL(inner.web_url).pathname}`, { redirect: 'manual' })).status, 302, 'a visitor is sent to sign in');
     });
 
     it('a pipeline runs with variables from the list form', async () => {

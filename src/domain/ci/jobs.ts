@@ -245,6 +245,17 @@ export async function getJob(c: Container, actor: Actor | null, idOrPath: number
   return oneView(c, actor, row, await projectBuild(c, row, jobId));
 }
 
+/** A trigger job of the project by id, for those who may read its pipelines (the API lists bridges only by pipeline; the web's bridge page finds one by its id). */
+export async function getBridge(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<JobView> {
+  const found = await findProject(c, actor, idOrPath);
+  const row = found.row;
+  const a = await requireCiRead(c, actor, found);
+  if (!a.readPipelines) throw forbidden();
+  const job = await findProjectJob(c.db, row.id, jobId);
+  if (!job || job.type !== 'bridge') throw recordNotFound();
+  return oneView(c, actor, row, job);
+}
+
 /** The job's log as text: what there is so far while it runs (maybe nothing yet). 404 when the job or its log is missing. */
 export async function jobTrace(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<{ jobId: number; stream: Readable }> {
   const found = await findProject(c, actor, idOrPath);

@@ -3,7 +3,7 @@
 // read through the REST API as the visitor; writes are the API's own endpoints, called by the browser.
 import { pagerOf, type ApiAnswer, type ApiClient } from '../api.js';
 import { encodePath, html, raw, type Html } from '../html.js';
-import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { PageNotFound, SENT, unlessHidden, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { DEVELOPER, OWNER } from '../project_nav.js';
 import { logHtml } from '../views/ansi.js';
 import { duration, liveDuration, statusBadge, when } from '../views/common.js';
@@ -11,7 +11,9 @@ import { pageNumber, pagerLinks, sitePath } from '../views/lists.js';
 import { isJobActive, jobFacts } from '../views/job.js';
 import { isFinished, pipelineLive, stagesOf } from '../views/pipeline_graph.js';
 import { pipelineRow } from '../views/pipelines_list.js';
-import { pipelineRowViews } from '../../domain/ci/pipelines.js';
+import { getPipeline, pipelineRowViews } from '../../domain/ci/pipelines.js';
+import { getBridge } from '../../domain/ci/jobs.js';
+import { presentBridges } from '../../api/jobs/present.js';
 
 /** The API's answer, or the 404 page for anything it refuses. */
 async function must(api: ApiClient, path: string): Promise<any> {
@@ -168,20 +170,12 @@ function pipelineActions(ctx: ProjectPageContext, pl: any): Html {
 </div>`;
 }
 
-/**
- * A child pipeline's parent: the API says no more than the child's source, so it is the pipeline
- * of the same commit one of whose bridges started it (the list leaves children out, so a child's
- * child is not found). Null when none is readable.
- */
-async function parentOf(ctx: ProjectPageContext, pl: any): Promise<any | null> {
-  const pid = ctx.project.id;
-  const a = await ctx.api.get(`/projects/${pid}/pipelines?sha=${encodeURIComponent(pl.sha)}&per_page=20`);
-  if (a.status !== 200) return null;
-  const candidates = (a.body as any[]).filter((c) => c.id < pl.id);
-  const found = await Promise.all(
-    candidates.map(async (c) => ((await allPagesOrNull(ctx.api, `/projects/${pid}/pipelines/${c.id}/bridges`)) ?? []).some((b) => b.downstream_pipeline?.id === pl.id)),
-  );
-  return candidates.find((_, i) => found[i]) ?? null;
+/** A child pipeline's parent (the pipeline whose trigger job made it), read as the visitor; null when none is readable. */
+async function parentOf(ctx: ProjectPageContext, id: number): Promise<any | null> {
+  const parentId = (await unlessHidden(getPipeline(ctx.c, await ctx.actor(), ctx.project.id, id)))?.pipeline.parent_pipeline_id;
+  if (!parentId) return null;
+  const a = await ctx.api.get(`/projects/${ctx.project.id}/pipelines/${parentId}`);
+  return a.status === 200 ? a.body : null;
 }
 
 async function pipelineHeader(ctx: ProjectPageContext, id: number) {
@@ -201,7 +195,7 @@ async function pipelinePage(ctx: ProjectPageContext) {
     allPagesOrNull(ctx.api, `/projects/${pid}/pipelines/${id}/needs`),
   ]);
   const child = pl.source === 'parent_pipeline';
-  const parent = child ? await parentOf(ctx, pl) : null;
+  const parent = child ? await parentOf(ctx, pl.id) : null;
   const actions = ctx.access >= DEVELOPER;
   return {
     title: `Pipeline #${id} · ${ctx.project.name_with_namespace}`,
@@ -332,21 +326,10 @@ function pipelineJobs(job: any, jobs: any[] | null): Html {
 </nav>`;
 }
 
-/**
- * A bridge by id. The API finds bridges only by pipeline, so look where it must be: a pipeline's
- * jobs are made together, so builds with nearby ids (read as the visitor) name the pipelines to
- * ask for their bridges. A pipeline of bridges alone is not found this way (the 404 page).
- */
+/** A bridge by id, in the API's shape, read as the visitor (the API finds bridges only by pipeline); null when not readable. */
 async function findBridge(ctx: ProjectPageContext, id: number): Promise<any | null> {
-  const pid = ctx.project.id;
-  const near = Array.from({ length: 20 }, (_, i) => (i % 2 ? id + (i + 1) / 2 : id - (i / 2 + 1))).filter((n) => n > 0);
-  const builds = await Promise.all(near.map((n) => ctx.api.get(`/projects/${pid}/jobs/${n}`)));
-  const pipelines = [...new Set(builds.filter((a) => a.status === 200).map((a) => a.body.pipeline.id as number))];
-  for (const pipelineId of pipelines) {
-    const b = ((await allPagesOrNull(ctx.api, `/projects/${pid}/pipelines/${pipelineId}/bridges`)) ?? []).find((x) => x.id === id);
-    if (b) return b;
-  }
-  return null;
+  const view = await unlessHidden(getBridge(ctx.c, await ctx.actor(), ctx.project.id, id));
+  return view ? presentBridges(ctx.c, [view])[0] : null;
 }
 
 /** A bridge (trigger job) at its web_url: where it is and the pipeline it started. */

@@ -2,10 +2,9 @@
 // rendered, images, or a download link) and its raw bytes. Refs may hold slashes (repository_refs.ts).
 import { presentCommit } from '../../api/repository/present.js';
 import { treeLastCommits } from '../../domain/repository/tree.js';
-import { toHttpError } from '../../http/errors.js';
 import { pagerOf } from '../api.js';
 import { encodePath, html, raw, type Html } from '../html.js';
-import { NOT_FOUND, PageNotFound, SENT, sendJson, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { NOT_FOUND, PageNotFound, SENT, sendJson, unlessHidden, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { pagerLinks } from '../views/lists.js';
 import { shortSha, when } from '../views/common.js';
 import { highlightLines } from '../views/highlight.js';
@@ -115,15 +114,9 @@ async function logsTree(ctx: ProjectPageContext): Promise<PageOutcome> {
   if (!m || ctx.query.get('format') !== 'json') throw new PageNotFound();
   const p = ctx.project;
   const input = { ref: m[1], path: (m[2] ?? '').replace(/^\/+|\/+$/g, ''), offset: Number.parseInt(ctx.query.get('offset') ?? '0', 10) || 0 };
-  let summary;
-  try {
-    summary = await treeLastCommits(ctx.c, await ctx.actor(), p.id, input);
-  } catch (e) {
-    // the project is the visitor's to see (routes.ts found it): what is not there is a 404, signed in or not
-    const status = toHttpError(e)?.status;
-    if (status === 404 || status === 403) return sendJson(ctx.reply, 404, NOT_FOUND);
-    throw e;
-  }
+  const summary = await unlessHidden(treeLastCommits(ctx.c, await ctx.actor(), p.id, input));
+  // the project is the visitor's to see (routes.ts found it): what is not there is a 404, signed in or not
+  if (!summary) return sendJson(ctx.reply, 404, NOT_FOUND);
   const rows = summary.items.map(({ entry, last }) => {
     const commit = last && { ...presentCommit(ctx.c, last), message: truncateBytes(last.commit.message, 1024) };
     return {
