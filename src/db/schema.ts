@@ -610,6 +610,13 @@ export interface CiTraceChunksTable {
   data: string; // base64
 }
 
+/** When each piece of a job's log was stored: its start in the trace (bytes) and the time (migration 117). */
+export interface CiTraceTimesTable {
+  job_id: number;
+  byte_offset: number;
+  created_at: string;
+}
+
 /** Badges of a project or a group (migration 050). */
 export interface BadgesTable {
   id: Generated<number>;
@@ -849,6 +856,7 @@ export interface DB {
   ci_job_variables: CiJobVariablesTable;
   ci_job_artifacts: CiJobArtifactsTable;
   ci_trace_chunks: CiTraceChunksTable;
+  ci_trace_times: CiTraceTimesTable;
   ci_runner_nodes: CiRunnerNodesTable;
   ci_variables: CiVariablesTable;
   ci_triggers: CiTriggersTable;

@@ -1,9 +1,9 @@
 // CI jobs: project and pipeline job lists, bridges, a pipeline's needs (an Anvil extension), one
-// job, its log, cancel / retry / erase / play, and what a running job's token may read (GET /job,
-// /job/allowed_agents).
+// job, its log (and when its pieces were stored: an Anvil extension), cancel / retry / erase /
+// play, and what a running job's token may read (GET /job, /job/allowed_agents).
 import { Type as T } from '@sinclair/typebox';
 import {
-  allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobArtifactsArchive, jobTrace, listPipelineBridges, listPipelineJobs,
+  allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobArtifactsArchive, jobTrace, jobTraceTimes, listPipelineBridges, listPipelineJobs,
   listPipelineNeeds, listProjectJobs, playProjectJob, retryProjectJob,
 } from '../../domain/ci/jobs.js';
 import { mapPage, type PageResult } from '../../domain/shared/page.js';
@@ -13,7 +13,7 @@ import { byteRangeOf } from '../../http/range.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentAllowedAgents, presentBridges, presentJob, presentJobNeeds, presentJobs } from './present.js';
-import { AllowedAgents, Bridge, ErasedJob, Job, JobNeeds, JobScope, PlayVariable } from './schemas.js';
+import { AllowedAgents, Bridge, ErasedJob, Job, JobNeeds, JobScope, PlayVariable, TraceTime } from './schemas.js';
 
 const TAG = 'jobs';
 const JobParams = T.Object({ id: IdOrPath, job_id: T.Integer() });
@@ -98,6 +98,18 @@ export const jobRoutes = [
       const t = await jobTrace(c, actor, input.id, input.job_id);
       return new FileBody(t.stream, 'text/plain', null, { 'content-disposition': `infile; filename="${t.jobId}.log"` });
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/jobs/:job_id/trace_times',
+    tag: TAG,
+    summary:
+      "Anvil extension: when each piece of the job's log was stored (offset: the piece's first byte in the trace), " +
+      'from byte `from` on; the web log shows these beside lines that carry no time of their own',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, job_id: T.Integer(), from: T.Optional(T.Integer({ minimum: 0, default: 0 })) }),
+    response: T.Array(TraceTime),
+    handler: async ({ c, actor, input }) => jobTraceTimes(c, actor, input.id, input.job_id, input.from ?? 0),
   }),
   route({
     method: 'GET',

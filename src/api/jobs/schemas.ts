@@ -96,6 +96,15 @@ export const JobNeeds = T.Object({
   needs: Nullable(T.Array(T.String())),
 });
 
+/**
+ * An Anvil extension (GET /projects/:id/jobs/:job_id/trace_times): a piece of the job's log,
+ * by the offset of its first byte in the trace, and when it was stored.
+ */
+export const TraceTime = T.Object({
+  offset: T.Integer(),
+  created_at: T.String(),
+});
+
 /** GET /job/allowed_agents (spec "Job-token lookup: allowed agents response"). */
 export const AllowedAgents = T.Object({
   allowed_agents: T.Array(T.Object({ id: T.Integer(), config_project: ProjectIdentity })),

@@ -7,6 +7,7 @@
 // JavaScript regex as far as the two differ in common use, and it runs in a VM context with a
 // time budget, so a pathological pattern cannot hold the server.
 import vm from 'node:vm';
+import { withoutStamps } from '../../shared/trace_timestamps.js';
 
 /** Time allowed for one extraction before it gives up (null). */
 export const COVERAGE_TIME_BUDGET_MS = 2000;
@@ -120,7 +121,8 @@ export function extractCoverage(trace: string, regexSource: string): number | nu
   const re = rubyRegexToJs(regexSource);
   if (!re) return null;
   try {
-    const found = vm.runInNewContext(SCAN, { trace, source: re.source, flags: re.flags }, { timeout: COVERAGE_TIME_BUDGET_MS });
+    // A log with a time on each line (FF_TIMESTAMPS) is searched without them, as the reference does.
+    const found = vm.runInNewContext(SCAN, { trace: withoutStamps(trace), source: re.source, flags: re.flags }, { timeout: COVERAGE_TIME_BUDGET_MS });
     if (typeof found !== 'string') return null;
     const n = Number.parseFloat(found);
     return Number.isFinite(n) ? n : null;

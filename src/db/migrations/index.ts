@@ -33,6 +33,7 @@ import * as m095 from './095_topics.js';
 import * as m110 from './110_runners_token_digest.js';
 import * as m100 from './100_import_runs.js';
 import * as m101 from './101_ref_change_intents.js';
+import * as m117 from './117_ci_trace_times.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '110_runners_token_digest': m110,
   '100_import_runs': m100,
   '101_ref_change_intents': m101,
+  '117_ci_trace_times': m117,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -6,6 +6,7 @@ import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import type { CiRunnerManagersTable, CiRunnersTable, DB } from '../schema.js';
 import type { Db } from './ci_pipelines.js';
 import { nowDate } from '../../shared/clock.js';
+import { insertTraceTime } from './ci_traces.js';
 
 export type RunnerRow = Selectable<CiRunnersTable>;
 export type RunnerManagerRow = Selectable<CiRunnerManagersTable>;
@@ -196,9 +197,9 @@ export function pageRunnerJobs(db: Kysely<DB>, runnerId: number, statuses: strin
 /**
  * Appends a piece of a registered runner's trace at `offset`: only when the trace is exactly
  * `offset` bytes long now (so pieces land in order, once). The new length, or null when the
- * offset is not the trace's end.
+ * offset is not the trace's end. `at`: when it arrived (ci_trace_times).
  */
-export async function appendTraceAt(db: Kysely<DB>, jobId: number, offset: number, data: Buffer): Promise<number | null> {
+export async function appendTraceAt(db: Kysely<DB>, jobId: number, offset: number, data: Buffer, at: string): Promise<number | null> {
   return db.transaction().execute(async (tx) => {
     const moved = await tx
       .updateTable('ci_jobs')
@@ -210,6 +211,7 @@ export async function appendTraceAt(db: Kysely<DB>, jobId: number, offset: numbe
     if (!moved) return null;
     const last = await tx.selectFrom('ci_trace_chunks').select('seq').where('job_id', '=', jobId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
     await tx.insertInto('ci_trace_chunks').values({ job_id: jobId, seq: (last?.seq ?? -1) + 1, data: data.toString('base64') }).execute();
+    await insertTraceTime(tx, jobId, offset, at);
     return moved.trace_bytes;
   });
 }

@@ -9,7 +9,7 @@ import {
   artifactRowsOfJobs, deleteArtifactRow, deleteJobArtifactRows, expiredArtifacts, latestSuccessfulPipelineId,
   pipelineJobIdsAfter, setJobArtifactsExpireAt, upsertArtifact, type ArtifactRow,
 } from '../../db/repos/ci_artifacts.js';
-import { deleteTraceChunks } from '../../db/repos/ci_traces.js';
+import { deleteTraceChunks, deleteTraceTimes } from '../../db/repos/ci_traces.js';
 import { getSettings } from '../settings/service.js';
 import { nowIso } from '../shared/time.js';
 import { traceBlobKey } from './traces.js';
@@ -89,6 +89,7 @@ async function deleteBlobs(c: Container, jobId: number, rows: ArtifactRow[], wit
 export async function eraseJobArtifacts(c: Container, jobId: number): Promise<void> {
   const rows = await deleteJobArtifactRows(c.db, jobId, { keepTrace: false });
   await deleteTraceChunks(c.db, jobId);
+  await deleteTraceTimes(c.db, jobId);
   await deleteBlobs(c, jobId, rows, true);
 }
 

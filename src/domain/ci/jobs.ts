@@ -10,6 +10,7 @@ import { findProjectJob, findCiJob, updateJob, type JobRow } from '../../db/repo
 import { pagePipelinePlans, pageProjectJobs, pagePipelineJobs, usersByIds, type JobPlanRow, type ListedJob } from '../../db/repos/ci_job_lists.js';
 import { findPipeline, findProjectPipeline, pipelinesByIds, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById, findProjectsByIds, type ProjectRow } from '../../db/repos/projects.js';
+import { traceTimesFrom } from '../../db/repos/ci_traces.js';
 import type { UserRow } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, recordNotFound, validation } from '../errors.js';
@@ -256,20 +257,37 @@ export async function getBridge(c: Container, actor: Actor | null, idOrPath: num
   return oneView(c, actor, row, job);
 }
 
-/** The job's log as text: what there is so far while it runs (maybe nothing yet). 404 when the job or its log is missing. */
-export async function jobTrace(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<{ jobId: number; stream: Readable }> {
+/** A build whose log the actor may read (403 for a debug job's log without the right). */
+async function traceReadableJob(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<JobRow> {
   const found = await findProject(c, actor, idOrPath);
   const row = found.row;
   const a = await requireCiRead(c, actor, found);
   const job = await projectBuild(c, row, jobId);
   const pipeline = (await findPipeline(c.db, job.pipeline_id))!;
   if (!canReadTrace(a, await isDebugJob(c, row, pipeline, job))) throw forbidden();
+  return job;
+}
+
+/** The job's log as text: what there is so far while it runs (maybe nothing yet). 404 when the job or its log is missing. */
+export async function jobTrace(c: Container, actor: Actor | null, idOrPath: number | string, jobId: number): Promise<{ jobId: number; stream: Readable }> {
+  const job = await traceReadableJob(c, actor, idOrPath, jobId);
   const stream = await readTrace(c, job.id);
   if (stream) return { jobId: job.id, stream };
   // A running job has a log, empty until the runner's first flush: 200 with nothing yet (as the
   // reference's `trace.raw || ''`), so a client tailing a job that just started gets no error.
   if (job.status === 'running') return { jobId: job.id, stream: Readable.from([]) };
   throw notFound();
+}
+
+/**
+ * When each piece of the job's log from byte `from` on was stored, in order: the web log's time
+ * for lines without one of their own. Empty for a log stored before Anvil kept these times.
+ */
+export async function jobTraceTimes(
+  c: Container, actor: Actor | null, idOrPath: number | string, jobId: number, from: number,
+): Promise<{ offset: number; created_at: string }[]> {
+  const job = await traceReadableJob(c, actor, idOrPath, jobId);
+  return (await traceTimesFrom(c.db, job.id, from)).map((r) => ({ offset: r.byte_offset, created_at: r.created_at }));
 }
 
 /**

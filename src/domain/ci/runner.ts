@@ -43,6 +43,7 @@ import { failOrphanedJobs, joinNode, newRunnerNode, renewNode, STALE_GRACE_MS, t
 import { BUILT_IN_RUNNER_ID, RUNNER_DESCRIPTION } from './built_in_runner.js';
 import { finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } from './state.js';
 import { foldTrace, traceText, TraceWriter } from './traces.js';
+import { flagOn } from '../../shared/trace_timestamps.js';
 import { jobVariableList } from './variables.js';
 import { Sleepers } from '../shared/sleepers.js';
 import { jobTimeoutSeconds } from './timeout.js';
@@ -331,6 +332,9 @@ export class CiRunner {
     const [project, pipeline] = await Promise.all([findProjectById(c.db, job.project_id), findPipeline(c.db, job.pipeline_id)]);
     if (!project || !pipeline) return { kind: 'gone' }; // deleted while it was being taken
     const timeoutMs = jobTimeoutSeconds(plan, project) * 1000;
+    const variables = await jobVariableList(c, project, pipeline, job, token);
+    // The reference's runner feature flag, a job variable: each line of the log gets its time.
+    if (flagOn(variables.filter((v) => v.key === 'FF_TIMESTAMPS').pop()?.value)) trace.stampLines();
 
     trace.note(`Running with ${RUNNER_DESCRIPTION} ${ANVIL_REVISION}`);
     trace.note(`  on ${RUNNER_DESCRIPTION} #${BUILT_IN_RUNNER_ID}`);
@@ -345,7 +349,7 @@ export class CiRunner {
     await fs.promises.chmod(dirs.builds, 0o700);
     await fs.promises.mkdir(dirs.tmp, { recursive: true, mode: 0o700 });
     if (sandbox) await makeScratch(dirs.scratch);
-    const { env, masked } = await this.environment(job, token, plan, project, pipeline, dirs, sandbox);
+    const { env, masked } = await this.environment(variables, token, plan, dirs, sandbox);
     const log = new LogMasker(masked, (b) => trace.write(b));
     await prepareWorkspace({ repoDir: repositoryDir(c, project.id), sha: pipeline.sha, dir: dirs.workspace, remoteUrl: env.CI_REPOSITORY_URL });
     const downloaded = await downloadDependencies(c, job, plan, dirs.workspace, dirs.tmp);
@@ -414,16 +418,12 @@ export class CiRunner {
    * which values the log must mask.
    */
   private async environment(
-    job: JobRow,
+    list: Awaited<ReturnType<typeof jobVariableList>>,
     token: string,
     plan: PlannedJob,
-    project: ProjectRow,
-    pipeline: PipelineRow,
     dirs: JobDirs,
     sandbox: { buildsDir: string; projectDir: string; scratchDir: string } | null,
   ): Promise<{ env: Record<string, string>; masked: string[] }> {
-    const c = this.c;
-    const list = await jobVariableList(c, project, pipeline, job, token);
     const runnerOwn: Record<string, string> = {
       CI_JOB_TOKEN: token,
       CI_BUILDS_DIR: sandbox?.buildsDir ?? dirs.builds,

@@ -1,11 +1,15 @@
 // Job traces (logs). While a job runs, its output is appended to ci_trace_chunks in pieces —
 // flushed at most every second or every 64 KiB — so any node can show the log so far. When the
 // job ends the chunks are folded into one blob (`ci/traces/<jobId>.log`, a `trace` artifact:
-// format raw, filename job.log, as the reference lists it) and deleted.
+// format raw, filename job.log, as the reference lists it) and deleted. When each chunk was
+// stored is kept beside it (ci_trace_times), fold or not: the web log's time for lines that have
+// no time of their own.
 import { Readable } from 'node:stream';
 import type { Container } from '../context.js';
 import { deleteArtifactRow, findJobArtifact, upsertArtifact } from '../../db/repos/ci_artifacts.js';
-import { deleteTraceChunks, insertTraceChunk, lastTraceSeq, traceChunksAfter } from '../../db/repos/ci_traces.js';
+import { deleteTraceChunks, deleteTraceTimes, insertTraceChunk, lastTraceSeq, traceChunksAfter } from '../../db/repos/ci_traces.js';
+import { now } from '../../shared/clock.js';
+import { JOB_STREAM, RUNNER_STREAM, stampHeader } from '../../shared/trace_timestamps.js';
 import { nowIso } from '../shared/time.js';
 
 export const TRACE_FLUSH_MS = 1000;
@@ -34,7 +38,12 @@ export class TraceWriter {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private seq = 0;
+  /** The trace's length so far (stored): where the next chunk starts. */
+  private offset = 0;
   private collected = 0;
+  /** Lines get the reference runner's time header (FF_TIMESTAMPS); `atLineStart`: the next byte begins a line. */
+  private stamps = false;
+  private atLineStart = true;
   private truncated = false;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
@@ -58,6 +67,7 @@ export class TraceWriter {
   static async open(c: Container, jobId: number, opts: TraceWriterOptions = {}): Promise<TraceWriter> {
     const w = new TraceWriter(c, jobId, opts);
     w.seq = (await lastTraceSeq(c.db, jobId)) + 1;
+    w.offset = await traceLength(c, jobId);
     w.timer = setInterval(() => void w.tick(), w.flushMs);
     return w;
   }
@@ -71,15 +81,36 @@ export class TraceWriter {
       this.truncated = true;
     }
     this.collected += buf.length;
-    this.push(buf);
+    this.push(this.stamped(buf, JOB_STREAM));
     if (this.truncated) {
-      this.push(Buffer.from(`\nJob's log exceeded limit of ${this.limitBytes} bytes.\nJob execution will continue but no more output will be collected.\n`));
+      this.note(`\nJob's log exceeded limit of ${this.limitBytes} bytes.\nJob execution will continue but no more output will be collected.`);
     }
   }
 
   /** A line of the runner's own (always kept, even past the output limit). */
   note(line: string): void {
-    if (!this.closed) this.push(Buffer.from(`${line}\n`));
+    if (!this.closed) this.push(this.stamped(Buffer.from(`${line}\n`), RUNNER_STREAM));
+  }
+
+  /** From here on each line starts with its time, as the reference's runner writes it when FF_TIMESTAMPS is on. */
+  stampLines(): void {
+    this.stamps = true;
+  }
+
+  /** `buf` with a time header before each line it begins (a line begun by an earlier write has one already). */
+  private stamped(buf: Buffer, stream: number): Buffer {
+    if (!this.stamps || buf.length === 0) return buf;
+    const header = Buffer.from(stampHeader(now(), stream));
+    const parts: Buffer[] = [];
+    let from = 0;
+    if (this.atLineStart) parts.push(header);
+    for (let nl = buf.indexOf(10); nl >= 0 && nl < buf.length - 1; nl = buf.indexOf(10, from)) {
+      parts.push(buf.subarray(from, nl + 1), header);
+      from = nl + 1;
+    }
+    parts.push(buf.subarray(from));
+    this.atLineStart = buf[buf.length - 1] === 10;
+    return Buffer.concat(parts);
   }
 
   /** Stores what is waiting; resolves when it is in the database. */
@@ -124,8 +155,9 @@ export class TraceWriter {
     for (let off = 0; off < all.length; off += this.flushBytes) {
       const piece = all.subarray(off, off + this.flushBytes);
       try {
-        await insertTraceChunk(this.c.db, this.jobId, this.seq, piece);
+        await insertTraceChunk(this.c.db, this.jobId, this.seq, piece, this.offset, nowIso());
         this.seq += 1;
+        this.offset += piece.length;
       } catch (err) {
         // Kept for the next flush (the database may be back by then).
         this.c.log.warn({ err, job: this.jobId }, 'storing a trace chunk failed; keeping it for the next flush');
@@ -136,6 +168,13 @@ export class TraceWriter {
       }
     }
   }
+}
+
+/** The trace's length so far: a trace folded before (the job ran again after a crash) and the chunks after it. */
+async function traceLength(c: Container, jobId: number): Promise<number> {
+  let n = (await findJobArtifact(c.db, jobId, 'trace'))?.size ?? 0;
+  for await (const b of chunksOf(c, jobId)) n += b.length;
+  return n;
 }
 
 async function* chunksOf(c: Container, jobId: number): AsyncGenerator<Buffer> {
@@ -231,9 +270,10 @@ export async function readTrace(c: Container, jobId: number): Promise<Readable |
   return Readable.from(all());
 }
 
-/** Removes the job's log: chunks, the trace artifact row and its blob. */
+/** Removes the job's log: chunks, their times, the trace artifact row and its blob. */
 export async function eraseTrace(c: Container, jobId: number): Promise<void> {
   await deleteTraceChunks(c.db, jobId);
+  await deleteTraceTimes(c.db, jobId);
   const row = await findJobArtifact(c.db, jobId, 'trace');
   if (row) {
     await deleteArtifactRow(c.db, row.id);

@@ -80,7 +80,7 @@ export async function appendTrace(c: Container, rj: RunnerJob, contentRange: str
   const piece = body.subarray(0, range.end - range.start + 1);
   if (range.start !== job.trace_bytes) return { kind: 'range', size: job.trace_bytes };
   if (piece.length === 0) return { kind: 'appended', size: job.trace_bytes };
-  const size = await appendTraceAt(c.db, job.id, range.start, piece);
+  const size = await appendTraceAt(c.db, job.id, range.start, piece, nowIso());
   if (size === null) {
     const now = await findCiJob(c.db, job.id);
     return { kind: 'range', size: now?.trace_bytes ?? 0 };
