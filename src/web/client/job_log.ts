@@ -5,7 +5,7 @@ import { apiFetch } from './api.js';
 import { startTicker } from './ticker.js';
 import { AnsiLog, lineHtml, sectionDuration, sectionOpenHtml, type LogEvent } from '../views/ansi.js';
 import { isJobActive, jobFacts } from '../views/job.js';
-import { localTimes } from './times.js';
+import { localTimes, logTimes } from './times.js';
 
 const POLL_MS = 2000;
 
@@ -19,6 +19,7 @@ export function initJobLog(root: ParentNode): void {
   const parser = new AnsiLog();
   let seen = 0;
   let primed = false;
+  let timesFrom = 0;
   const shown = Number(box.dataset.length ?? '0');
 
   /** The innermost section still open (the server marked open ones data-unclosed). */
@@ -31,7 +32,10 @@ export function initJobLog(root: ParentNode): void {
   let lines = box.querySelectorAll('.log-line').length;
   const apply = (events: LogEvent[]): void => {
     for (const e of events) {
-      if (e.kind === 'line') target().insertAdjacentHTML('beforeend', lineHtml(e.html, ++lines));
+      if (e.kind === 'line') {
+        target().insertAdjacentHTML('beforeend', lineHtml(e.html, ++lines, e.time));
+        if (e.time) box.classList.add('with-times');
+      }
       else if (e.kind === 'start') target().insertAdjacentHTML('beforeend', `${sectionOpenHtml({ ...e, endTs: null })}</div></details>`);
       else {
         const open = openSections();
@@ -52,6 +56,12 @@ export function initJobLog(root: ParentNode): void {
     const started = job.ok && !NOT_STARTED.has(job.body.status);
     const trace = started ? await apiFetch('GET', `${at}/trace`) : null;
     const text = trace?.ok && typeof trace.body === 'string' ? trace.body : '';
+    // When the pieces of that text were stored (asked after the text, so none of it is missing).
+    const times = started ? await apiFetch('GET', `${at}/trace_times?from=${timesFrom}`) : null;
+    if (times?.ok && Array.isArray(times.body) && times.body.length) {
+      parser.addTimes(times.body);
+      timesFrom = times.body[times.body.length - 1].offset + 1;
+    }
     if (!primed) {
       // What the server already rendered: its complete lines (feed them to learn the state, drop the events).
       const done = text.slice(0, shown);
@@ -70,6 +80,7 @@ export function initJobLog(root: ParentNode): void {
     }
     const finished = job.ok && !isJobActive(job.body.status);
     if (finished) apply(parser.finish());
+    logTimes(box);
     if (job.ok && facts) {
       facts.innerHTML = jobFacts(job.body).text;
       localTimes(facts);

@@ -1,6 +1,8 @@
 // A job log's reading aids: a line's anchor (#L12) opens the sections around it and shows it; the
 // search box marks the lines that contain its text, says how many, and Enter goes to the next one
-// (opening its sections). Lines that arrive later are searched on the next keystroke.
+// (opening its sections). Lines that arrive later are searched on the next keystroke. The times
+// beside the lines can be hidden.
+import { logTimes } from './times.js';
 function reveal(line: HTMLElement): void {
   for (let d = line.closest('details'); d; d = d.parentElement?.closest('details') ?? null) d.open = true;
   line.scrollIntoView({ block: 'center' });
@@ -15,9 +17,31 @@ function showHashLine(box: HTMLElement): void {
   reveal(line);
 }
 
+const TIMES_HIDDEN = 'anvil.log-times-hidden';
+
+/** The Times switch (shown only with this script): hides the times column, remembered in this browser. */
+function timesSwitch(root: ParentNode, box: HTMLElement): void {
+  logTimes(box);
+  const label = root.querySelector<HTMLElement>('[data-log-times]');
+  const input = label?.querySelector('input');
+  if (!label || !input) return;
+  const show = (on: boolean): void => {
+    input.checked = on;
+    box.classList.toggle('hide-times', !on);
+  };
+  show(localStorage.getItem(TIMES_HIDDEN) !== '1');
+  label.hidden = false;
+  input.addEventListener('change', () => {
+    show(input.checked);
+    if (input.checked) localStorage.removeItem(TIMES_HIDDEN);
+    else localStorage.setItem(TIMES_HIDDEN, '1');
+  });
+}
+
 export function initLogTools(root: ParentNode): void {
   const box = root.querySelector<HTMLElement>('[data-job-log]');
   if (!box) return;
+  timesSwitch(root, box);
   showHashLine(box);
   window.addEventListener('hashchange', () => showHashLine(box));
   const input = root.querySelector<HTMLInputElement>('[data-log-search]');
@@ -52,5 +76,6 @@ export function initLogTools(root: ParentNode): void {
   });
 }
 
-/** A line's text without its number. */
-const lineText = (el: HTMLElement): string => (el.textContent ?? '').slice(el.querySelector('.ln')?.textContent?.length ?? 0);
+/** A line's text without its number and time. */
+const lineText = (el: HTMLElement): string =>
+  (el.textContent ?? '').slice((el.querySelector(':scope > .ln')?.textContent?.length ?? 0) + (el.querySelector(':scope > time')?.textContent?.length ?? 0));

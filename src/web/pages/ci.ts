@@ -5,7 +5,7 @@ import { pagerOf, type ApiAnswer, type ApiClient } from '../api.js';
 import { encodePath, html, raw, type Html } from '../html.js';
 import { PageNotFound, SENT, unlessHidden, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { DEVELOPER, OWNER } from '../project_nav.js';
-import { logHtml } from '../views/ansi.js';
+import { logHtml, type TraceTime } from '../views/ansi.js';
 import { duration, liveDuration, statusBadge, when } from '../views/common.js';
 import { pageNumber, pagerLinks, sitePath } from '../views/lists.js';
 import { isJobActive, jobFacts } from '../views/job.js';
@@ -301,6 +301,12 @@ async function traceText(ctx: ProjectPageContext, jobId: number): Promise<string
   return t.status === 200 ? t.text : null;
 }
 
+/** When the pieces of the job's log were stored (none when it cannot be read). */
+async function traceTimes(ctx: ProjectPageContext, jobId: number): Promise<TraceTime[]> {
+  const t = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${jobId}/trace_times`);
+  return t.status === 200 ? t.body : [];
+}
+
 /** A manual job's Run form: variables for this run (job_variables_attributes), then play. */
 function playForm(ctx: ProjectPageContext, job: any): Html {
   if (job.status !== 'manual' || ctx.access < DEVELOPER) return html``;
@@ -360,8 +366,14 @@ async function jobPage(ctx: ProjectPageContext) {
   if (answer.status === 404) return bridgePage(ctx, id);
   if (answer.status !== 200) throw new PageNotFound();
   const job = answer.body;
-  const [log, others] = await Promise.all([traceText(ctx, id), allPagesOrNull(ctx.api, `/projects/${ctx.project.id}/pipelines/${job.pipeline.id}/jobs`)]);
+  const [log, times, others] = await Promise.all([
+    traceText(ctx, id),
+    traceTimes(ctx, id),
+    allPagesOrNull(ctx.api, `/projects/${ctx.project.id}/pipelines/${job.pipeline.id}/jobs`),
+  ]);
   const finished = !isJobActive(job.status);
+  const shown = log ? logHtml(log, finished, times) : '';
+  const timed = shown.includes('<time ');
   return {
     title: `${job.name} (#${id}) · ${ctx.project.name_with_namespace}`,
     section: 'pipelines',
@@ -373,10 +385,11 @@ async function jobPage(ctx: ProjectPageContext) {
       <h2 id="log-title">Log</h2>
       ${log ? html`<a href="${base(ctx)}/-/jobs/${id}/raw">View raw</a>
       <a href="#log-end">Scroll to bottom</a>` : ''}
+      ${timed || !finished ? html`<label class="log-times-toggle" hidden data-log-times><input type="checkbox" checked> Times</label>` : ''}
       ${log || !finished ? html`<span class="log-search"><input type="search" data-log-search aria-label="Search the log" placeholder="Search the log"> <span class="muted" data-log-search-count aria-live="polite"></span></span>` : ''}
     </div>
-    <div class="job-log" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}">${
-      log === null || log === '' ? html`<p class="muted log-empty">${emptyLogWords(job.status)}</p>` : raw(logHtml(log, finished))
+    <div class="job-log${timed ? ' with-times' : ''}" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}">${
+      log === null || log === '' ? html`<p class="muted log-empty">${emptyLogWords(job.status)}</p>` : raw(shown)
     }</div>
     <span id="log-end"></span>
     ${playForm(ctx, job)}

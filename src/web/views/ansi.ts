@@ -5,10 +5,15 @@
 //
 // The parser is fed text in any pieces and only emits whole lines, so colours and sections carry
 // across pieces; `finish()` emits the last line when the log is complete.
+//
+// Each line gets a time: its own when the trace carries the runner's time headers
+// (shared/trace_timestamps.ts; the headers are not shown), else the time the piece of the log
+// holding its first byte was stored (`addTimes`, from the trace_times extension), else none.
 import { escapeHtml } from '../html.js';
+import { STAMP_LENGTH, stampOf } from '../../shared/trace_timestamps.js';
 
 export type LogEvent =
-  | { kind: 'line'; html: string }
+  | { kind: 'line'; html: string; time: string | null }
   | { kind: 'start'; name: string; collapsed: boolean; ts: number; header: string }
   | { kind: 'end'; name: string; ts: number };
 
@@ -87,9 +92,46 @@ function span(style: Style, text: string): string {
   return `<span${classes.length ? ` class="${classes.join(' ')}"` : ''}${css.length ? ` style="${css.join(';')}"` : ''}>${body}</span>`;
 }
 
+/** A string's length in UTF-8 bytes (the trace's offsets count bytes). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** A timed line longer than this may be continued by the runner's next piece (it cuts lines at 8 KiB). */
+const RUNNER_LINE_CUT = 8 * 1024;
+
+export interface TraceTime {
+  offset: number;
+  created_at: string;
+}
+
 export class AnsiLog {
   private rest = '';
   private style: Style = { ...PLAIN };
+  /** The byte offset of `rest` in the trace. */
+  private offset = 0;
+  /** When the trace's pieces were stored, in order; `timeIndex`: the piece of the line last timed. */
+  private times: TraceTime[] = [];
+  private timeIndex = -1;
+  /** Whether the trace carries time headers (decided by its first line, as the reference does). */
+  private stamped: boolean | null = null;
+  /** A timed line that the runner's next piece may continue (`+`): shown once the next line is seen. */
+  private held: { text: string; time: string | null } | null = null;
+
+  /** When more pieces of the trace were stored (after those given before). */
+  addTimes(times: TraceTime[]): void {
+    this.times.push(...times);
+  }
 
   /** Feeds more of the log; returns the events of the lines it completed. */
   push(text: string): LogEvent[] {
@@ -97,7 +139,7 @@ export class AnsiLog {
     const out: LogEvent[] = [];
     let nl: number;
     while ((nl = this.rest.indexOf('\n')) >= 0) {
-      this.line(this.rest.slice(0, nl), out);
+      this.take(this.rest.slice(0, nl), out);
       this.rest = this.rest.slice(nl + 1);
     }
     return out;
@@ -106,12 +148,46 @@ export class AnsiLog {
   /** The log is complete: the events of its last line (one without a newline). */
   finish(): LogEvent[] {
     const out: LogEvent[] = [];
-    if (this.rest !== '') this.line(this.rest, out);
+    if (this.rest !== '') this.take(this.rest, out);
     this.rest = '';
+    this.release(out);
     return out;
   }
 
-  private line(raw: string, out: LogEvent[]): void {
+  /** A line of the trace as stored (its header, if any, still on). */
+  private take(raw: string, out: LogEvent[]): void {
+    const stored = this.storedAt(this.offset);
+    this.offset += utf8Length(raw) + 1;
+    this.stamped ??= stampOf(raw) !== null;
+    if (!this.stamped) {
+      this.line(raw, stored, out);
+      return;
+    }
+    const stamp = stampOf(raw);
+    const text = stamp ? raw.slice(STAMP_LENGTH) : raw;
+    if (stamp?.continues && this.held) {
+      this.held.text += text;
+      return;
+    }
+    this.release(out);
+    this.held = { text, time: stamp?.time ?? stored };
+    // Only a piece the runner cut (at a carriage return, or a long line) can be continued; others show now.
+    if (!text.includes('\r') && text.length < RUNNER_LINE_CUT) this.release(out);
+  }
+
+  private release(out: LogEvent[]): void {
+    if (!this.held) return;
+    this.line(this.held.text, this.held.time, out);
+    this.held = null;
+  }
+
+  /** When the piece holding byte `offset` was stored (offsets only grow), or null. */
+  private storedAt(offset: number): string | null {
+    while (this.timeIndex + 1 < this.times.length && this.times[this.timeIndex + 1].offset <= offset) this.timeIndex++;
+    return this.timeIndex >= 0 ? this.times[this.timeIndex].created_at : null;
+  }
+
+  private line(raw: string, time: string | null, out: LogEvent[]): void {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     let last = 0;
     let start: Extract<LogEvent, { kind: 'start' }> | null = null;
@@ -119,7 +195,7 @@ export class AnsiLog {
       const r = this.render(piece);
       // The text after a start marker is the section's header; elsewhere a line only if visible.
       if (start) start.header = r.html;
-      else if (r.text !== '') out.push({ kind: 'line', html: r.html });
+      else if (r.text !== '') out.push({ kind: 'line', html: r.html, time });
     };
     SECTION.lastIndex = 0;
     for (let m = SECTION.exec(text); m; m = SECTION.exec(text)) {
@@ -136,7 +212,7 @@ export class AnsiLog {
     }
     if (last === 0) {
       // No markers: every line of the log stays, empty ones too.
-      out.push({ kind: 'line', html: this.render(text).html });
+      out.push({ kind: 'line', html: this.render(text).html, time });
       return;
     }
     segment(text.slice(last));
@@ -172,9 +248,11 @@ export class AnsiLog {
 
 /**
  * Line `n` (from 1, counting the lines shown; section headers are not lines): a linkable anchor
- * `#L<n>` with its number, which copying leaves out (CSS user-select).
+ * `#L<n>` with its number, then its time (UTC here; the browser shows it in the viewer's), both
+ * of which copying leaves out (CSS user-select).
  */
-export const lineHtml = (lineMarkup: string, n: number): string => `<span class="log-line" id="L${n}"><a class="ln" href="#L${n}" tabindex="-1">${n}</a>${lineMarkup}\n</span>`;
+export const lineHtml = (lineMarkup: string, n: number, time: string | null = null): string =>
+  `<span class="log-line" id="L${n}"><a class="ln" href="#L${n}" tabindex="-1">${n}</a>${time ? `<time datetime="${time}">${time.slice(11, 19)}</time>` : ''}${lineMarkup}\n</span>`;
 
 export interface SectionView {
   name: string;
@@ -203,9 +281,13 @@ export function sectionOpenHtml(s: SectionView): string {
 
 type Item = string | (SectionView & { items: Item[] });
 
-/** The whole log (as much as there is) as HTML; sections still open at the end stay open. */
-export function logHtml(text: string, complete: boolean): string {
+/**
+ * The whole log (as much as there is) as HTML; sections still open at the end stay open.
+ * `times`: when its pieces were stored.
+ */
+export function logHtml(text: string, complete: boolean, times: TraceTime[] = []): string {
   const log = new AnsiLog();
+  log.addTimes(times);
   const events = [...log.push(text), ...(complete ? log.finish() : [])];
   const root: Item[] = [];
   const open: (SectionView & { items: Item[] })[] = [];
@@ -220,7 +302,7 @@ export function logHtml(text: string, complete: boolean): string {
       const i = open.map((o) => o.name).lastIndexOf(e.name);
       while (i >= 0 && open.length > i) open.pop()!.endTs = e.ts;
     } else {
-      (open.length ? open[open.length - 1].items : root).push(lineHtml(e.html, ++n));
+      (open.length ? open[open.length - 1].items : root).push(lineHtml(e.html, ++n, e.time));
     }
   }
   const render = (items: Item[]): string =>
