@@ -242,7 +242,8 @@ for (const dialect of DIALECTS) {
       const section = log.locator('details.log-section[data-section="deps"]');
       assert.equal(await section.getAttribute('open'), null, 'collapsed=true starts closed');
       assert.equal(await section.locator('summary .term-fg-6.term-bold').textContent(), 'Installing deps');
-      assert.match((await section.locator('.section-body').textContent())!, /^\d+dep one installed$/m);
+      // each line: its number, its time (when it was stored), its text
+      assert.match((await section.locator('.section-body').textContent())!, /^\d+\d\d:\d\d:\d\ddep one installed$/m);
             assert.equal(await log.locator('.term-fg-1', { hasText: /^red text$/ }).count(), 1);
       await waitFor('the job page to see the job finish', async () => (await log.getAttribute('data-status')) === 'success', 60_000);
       await logPage.locator('[data-job-facts] [data-status="success"]').waitFor();
