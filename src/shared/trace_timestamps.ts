@@ -9,10 +9,7 @@
 
 /** Header length: the time (27), a space, the stream (2), its type and the continuation flag. */
 export const STAMP_LENGTH = 32;
-const HEADER = '\\d{4}-[01]\\d-[0-3]\\dT[0-2]\\d:[0-5]\\d:[0-5]\\d\\.\\d{6}Z [0-9a-f]{2}[EO]([+ ])';
-const STAMP = new RegExp(`^${HEADER}`);
-/** Every header, with the newline before it (dropped with a continuation's header). */
-const STAMPS = new RegExp(`\\n?^${HEADER}`, 'gm');
+const STAMP = /^\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-5]\d\.\d{6}Z [0-9a-f]{2}[EO][+ ]/;
 
 /** The runner's own lines (stream 0) and the job's output (stream 1), as the reference numbers them. */
 export const RUNNER_STREAM = 0;
@@ -34,13 +31,6 @@ export function stampOf(line: string): Stamp | null {
 export function stampHeader(ms: number, stream: number): string {
   const iso = new Date(ms).toISOString(); // 2026-01-02T03:04:05.678Z
   return `${iso.slice(0, 23)}000Z ${stream.toString(16).padStart(2, '0')}O `;
-}
-
-/** A trace's text without its headers (continued pieces joined back), when it has them; else as it is. */
-export function withoutStamps(text: string): string {
-  const firstLine = text.slice(0, text.indexOf('\n') + 1 || text.length);
-  if (!stampOf(firstLine)) return text;
-  return text.replace(STAMPS, (m, flag: string) => (flag === '+' || !m.startsWith('\n') ? '' : '\n'));
 }
 
 /** A runner feature flag's value as the reference's runner reads it (Go's strconv.ParseBool). */

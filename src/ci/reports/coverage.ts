@@ -7,7 +7,7 @@
 // JavaScript regex as far as the two differ in common use, and it runs in a VM context with a
 // time budget, so a pathological pattern cannot hold the server.
 import vm from 'node:vm';
-import { withoutStamps } from '../../shared/trace_timestamps.js';
+import { STAMP_LENGTH, stampOf } from '../../shared/trace_timestamps.js';
 
 /** Time allowed for one extraction before it gives up (null). */
 export const COVERAGE_TIME_BUDGET_MS = 2000;
@@ -93,7 +93,8 @@ export function rubyRegexToJs(source: string): { source: string; flags: string }
   return { source: out, flags };
 }
 
-// Runs inside the VM context: `trace`, `source` and `flags` are its globals.
+// Runs inside the VM context: `trace`, `source`, `flags` and `strip` (the length of the time
+// header each line starts with, or 0) are its globals.
 const SCAN = `(() => {
   const re = new RegExp(source, flags + 'g');
   const number = /\\d+(\\.\\d+)?/;
@@ -103,6 +104,7 @@ const SCAN = `(() => {
     let line = trace.slice(start + 1, end);
     end = start;
     if (line.endsWith('\\r')) line = line.slice(0, -1);
+    if (strip) line = line.slice(strip);
     const matches = Array.from(line.matchAll(re));
     if (matches.length === 0) { if (start < 0) break; continue; }
     const last = matches[matches.length - 1];
@@ -121,8 +123,9 @@ export function extractCoverage(trace: string, regexSource: string): number | nu
   const re = rubyRegexToJs(regexSource);
   if (!re) return null;
   try {
-    // A log with a time on each line (FF_TIMESTAMPS) is searched without them, as the reference does.
-    const found = vm.runInNewContext(SCAN, { trace: withoutStamps(trace), source: re.source, flags: re.flags }, { timeout: COVERAGE_TIME_BUDGET_MS });
+    // A log with a time header on each line (FF_TIMESTAMPS) is searched without them, as the reference does.
+    const strip = stampOf(trace.slice(0, STAMP_LENGTH)) ? STAMP_LENGTH : 0;
+    const found = vm.runInNewContext(SCAN, { trace, source: re.source, flags: re.flags, strip }, { timeout: COVERAGE_TIME_BUDGET_MS });
     if (typeof found !== 'string') return null;
     const n = Number.parseFloat(found);
     return Number.isFinite(n) ? n : null;
