@@ -6,6 +6,8 @@ import type { GroupView } from '../../domain/groups/find.js';
 import { visibilityName } from '../../domain/members/policy.js';
 import { today } from '../../domain/shared/time.js';
 import type { Group, GroupDetail } from './schemas.js';
+import { presentProject } from '../projects/present.js';
+import type { ProjectView } from '../../domain/projects/service.js';
 
 const bool = (n: number) => n === 1;
 const boolOrNull = (n: number | null) => (n === null ? null : n === 1);
@@ -43,13 +45,13 @@ export function presentGroup(c: Container, { row: g, fullName, customAttributes 
   };
 }
 
-export function presentGroupDetail(c: Container, v: GroupDetailView): Static<typeof GroupDetail> {
+/** A group's detail; `listed`: its projects and the projects shared with it, when the answer has them (with_projects). */
+export function presentGroupDetail(c: Container, v: GroupDetailView, listed: { projects: ProjectView[]; shared: ProjectView[] } | null = null): Static<typeof GroupDetail> {
   return {
     ...presentGroup(c, v),
     shared_with_groups: [],
     ...(v.runnersToken !== null ? { runners_token: v.runnersToken } : {}),
     ...(v.row.parent_id === null ? { prevent_sharing_groups_outside_hierarchy: bool(v.row.prevent_sharing_groups_outside_hierarchy) } : {}),
-    // projects arrive with the projects area; until then a group has none
-    ...(v.withProjects ? { projects: [], shared_projects: [] } : {}),
+    ...(listed ? { projects: listed.projects.map((p) => presentProject(c, p)), shared_projects: listed.shared.map((p) => presentProject(c, p)) } : {}),
   };
 }

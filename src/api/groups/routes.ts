@@ -1,6 +1,9 @@
 import { Type as T } from '@sinclair/typebox';
 import { route } from '../../http/route.js';
-import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type ListGroupsInput } from '../../domain/groups/service.js';
+import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type GroupDetailView, type ListGroupsInput } from '../../domain/groups/service.js';
+import { groupDetailProjects } from '../../domain/projects/service.js';
+import type { Actor } from '../../domain/auth/actor.js';
+import type { Container } from '../../domain/context.js';
 import { mapPage } from '../../domain/shared/page.js';
 import { presentGroup, presentGroupDetail } from './present.js';
 import {
@@ -23,6 +26,11 @@ const listInput = (i: Record<string, any>): ListGroupsInput => ({
   order_by: i.order_by === 'similarity' ? 'name' : i.order_by,
   sort: i.sort,
 });
+
+/** A group's detail answer, with its projects and shared projects when the view asks for them (GET with with_projects, PUT). */
+async function detailAnswer(c: Container, actor: Actor | null, v: GroupDetailView) {
+  return presentGroupDetail(c, v, v.withProjects ? await groupDetailProjects(c, actor, v.row.id) : null);
+}
 
 export const groupRoutes = [
   route({
@@ -54,7 +62,7 @@ export const groupRoutes = [
     auth: 'optional',
     params: T.Object({ ...GroupIdParam, with_projects: T.Optional(T.Boolean({ default: true })), with_custom_attributes: T.Optional(T.Boolean()) }),
     response: GroupDetail,
-    handler: async ({ c, actor, input }) => presentGroupDetail(c, await getGroup(c, actor, input.id, input.with_projects ?? true, { withCustomAttributes: input.with_custom_attributes })),
+    handler: async ({ c, actor, input }) => detailAnswer(c, actor, await getGroup(c, actor, input.id, input.with_projects ?? true, { withCustomAttributes: input.with_custom_attributes })),
   }),
   route({
     method: 'PUT',
@@ -65,7 +73,7 @@ export const groupRoutes = [
     response: GroupDetail,
     handler: async ({ c, actor, input }) => {
       const { id, ...changes } = input;
-      return presentGroupDetail(c, await updateGroup(c, actor, id, changes));
+      return detailAnswer(c, actor, await updateGroup(c, actor, id, changes));
     },
   }),
   route({

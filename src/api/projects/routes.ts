@@ -2,7 +2,7 @@ import { Type as T } from '@sinclair/typebox';
 import {
   createProject,
   getProject,
-  listGroupProjects,
+  listGroupProjects, listGroupSharedProjects,
   listProjects,
   listUserProjects,
   transferProject,
@@ -141,6 +141,21 @@ export const projectRoutes = [
     handler: async ({ c, actor, input, page }) => {
       const { id, ...rest } = input;
       return mapPage(await listGroupProjects(c, actor, id, rest as ListProjectsInput, page), (v) => presentProject(c, v));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/groups/:id/projects/shared',
+    tag: TAG,
+    summary: 'Projects shared with a group',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, ...LIST_PARAMS }),
+    response: ProjectAny,
+    paginated: true,
+    keyset: keysetById,
+    handler: async ({ c, actor, input, page }) => {
+      const { id, ...rest } = input;
+      return mapPage(await listGroupSharedProjects(c, actor, id, rest as ListProjectsInput, page), (v) => presentProject(c, v));
     },
   }),
 ];

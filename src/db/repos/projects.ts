@@ -1,6 +1,6 @@
 // Projects, their topics and redirects from old paths. A project's full path is its namespace's
 // full path plus its own path; full_path_lower is kept exact on rename and transfer.
-import { sql, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
+import { sql, type Expression, type Insertable, type Kysely, type RawBuilder, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
 import type { PageRequest, PageResult } from '../../domain/shared/page.js';
 import { dialectOf, ilike, likeEscape } from '../dialect.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
@@ -137,6 +137,8 @@ export interface ProjectListFilter {
   /** Limit to projects the user has a role in (membership, owned, min_access_level). */
   authorized?: AuthorizedScope;
   namespaceIds?: number[];
+  /** Projects shared with this group by a live link: with namespaceIds, those too (either one), else only these. */
+  sharedWithGroupId?: number;
   archived?: boolean;
   visibilityLevel?: number;
   search?: string;
@@ -216,7 +218,14 @@ export async function pageProjects(
   let q = db.selectFrom('projects').selectAll('projects');
   if (f.none) q = q.where(sql<boolean>`1 = 0`);
   if (f.authorized) q = q.where(authorizedCondition(f.authorized));
-  if (f.namespaceIds) q = q.where('projects.namespace_id', 'in', f.namespaceIds.length ? f.namespaceIds : [-1]);
+  // in these namespaces, or shared with the group (either one when both are asked)
+  const placed: RawBuilder<SqlBool>[] = [];
+  if (f.namespaceIds) placed.push(sql`projects.namespace_id IN (${sql.join(f.namespaceIds.length ? f.namespaceIds : [-1])})`);
+  if (f.sharedWithGroupId !== undefined) {
+    placed.push(sql`projects.id IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id = ${f.sharedWithGroupId}
+      AND (l.expires_at IS NULL OR l.expires_at > ${caller.today}))`);
+  }
+  if (placed.length) q = q.where(sql<SqlBool>`(${sql.join(placed, sql` OR `)})`);
   if (f.archived !== undefined) q = q.where('projects.archived', '=', f.archived ? 1 : 0);
   if (f.visibilityLevel !== undefined) q = q.where('projects.visibility_level', '=', f.visibilityLevel);
   if (f.search) {

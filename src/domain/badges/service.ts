@@ -56,7 +56,7 @@ async function findSource(c: Container, actor: Actor | null, type: BadgeSourceTy
     owner: { projectId: null, groupIds: [row.id] },
     canManage: canManageGroupBadges(access),
     project: async () => {
-      const first = await listGroupProjects(c, actor, row.id, { order_by: 'id', sort: 'desc' }, { kind: 'offset', page: 1, perPage: 1 });
+      const first = await listGroupProjects(c, actor, row.id, { order_by: 'id', sort: 'desc', with_shared: false }, { kind: 'offset', page: 1, perPage: 1 });
       return first.items[0]?.row ?? null;
     },
   };

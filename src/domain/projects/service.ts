@@ -674,15 +674,45 @@ export async function profileOwner(c: Container, actor: Actor | null, userIdOrNa
   return { user, hidden: !canReadProfile(actor, user) };
 }
 
-/** GET /groups/:id/projects: projects in the group (and the groups below it with include_subgroups). */
+/**
+ * GET /groups/:id/projects: projects in the group (and the groups below it with include_subgroups),
+ * and unless with_shared=false those shared with the group itself (the reference shares no
+ * subgroup's shares here).
+ */
 export async function listGroupProjects(
   c: Container,
   actor: Actor | null,
   groupIdOrPath: number | string,
-  input: ListProjectsInput & { include_subgroups?: boolean },
+  input: ListProjectsInput & { include_subgroups?: boolean; with_shared?: boolean },
   page: PageRequest,
 ): Promise<PageResult<ProjectView>> {
   const { row } = await findGroup(c, actor, groupIdOrPath);
   const ids = input.include_subgroups ? (await findSelfAndDescendants(c.db, row)).map((n) => n.id) : [row.id];
-  return listWith(c, actor, input, page, { namespaceIds: ids });
+  return listWith(c, actor, input, page, { namespaceIds: ids, sharedWithGroupId: input.with_shared === false ? undefined : row.id });
+}
+
+/** GET /groups/:id/projects/shared: the projects shared with the group. */
+export async function listGroupSharedProjects(
+  c: Container,
+  actor: Actor | null,
+  groupIdOrPath: number | string,
+  input: ListProjectsInput,
+  page: PageRequest,
+): Promise<PageResult<ProjectView>> {
+  const { row } = await findGroup(c, actor, groupIdOrPath);
+  return listWith(c, actor, input, page, { sharedWithGroupId: row.id });
+}
+
+/** How many of each a group's detail lists (the reference's GroupProjectsFinder limit). */
+const GROUP_DETAIL_PROJECTS = 100;
+
+/** A group's `projects` and `shared_projects` in its detail: the visitor's view of each, newest first, at most 100 each. */
+export async function groupDetailProjects(c: Container, actor: Actor | null, groupId: number): Promise<{ projects: ProjectView[]; shared: ProjectView[] }> {
+  const input: ListProjectsInput = { order_by: 'id', sort: 'desc' };
+  const page: PageRequest = { kind: 'offset', page: 1, perPage: GROUP_DETAIL_PROJECTS };
+  const [own, shared] = await Promise.all([
+    listWith(c, actor, input, page, { namespaceIds: [groupId] }),
+    listWith(c, actor, input, page, { sharedWithGroupId: groupId }),
+  ]);
+  return { projects: own.items, shared: shared.items };
 }
