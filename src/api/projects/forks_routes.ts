@@ -1,12 +1,11 @@
 // Forks: fork a project, list its forks, and create or remove a fork relation.
 import { Type as T } from '@sinclair/typebox';
 import { createForkRelation, forkProject, listForks, removeForkRelation } from '../../domain/projects/forks.js';
-import type { ListProjectsInput } from '../../domain/projects/service.js';
-import { mapPage } from '../../domain/shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath, OneOf } from '../schemas.js';
 import { presentProject } from './present.js';
-import { keysetById, LIST_PARAMS, ProjectAny, ProjectFull } from './schemas.js';
+import { projectListRoute } from './list_route.js';
+import { ProjectFull } from './schemas.js';
 
 const TAG = 'projects';
 
@@ -32,21 +31,7 @@ export const projectForkRoutes = [
       return presentProject(c, await forkProject(c, actor, id, rest));
     },
   }),
-  route({
-    method: 'GET',
-    path: '/projects/:id/forks',
-    tag: TAG,
-    summary: 'Forks of a project',
-    auth: 'optional',
-    params: T.Object({ id: IdOrPath, ...LIST_PARAMS }),
-    response: ProjectAny,
-    paginated: true,
-    keyset: keysetById,
-    handler: async ({ c, actor, input, page }) => {
-      const { id, ...rest } = input;
-      return mapPage(await listForks(c, actor, id, rest as ListProjectsInput, page), (v) => presentProject(c, v));
-    },
-  }),
+  projectListRoute('/projects/:id/forks', 'Forks of a project', listForks),
   route({
     method: 'POST',
     path: '/projects/:id/fork/:forked_from_id',

@@ -15,7 +15,8 @@ import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProject } from './present.js';
 import { fileParam } from './uploads_routes.js';
-import { ALL_PROJECTS_PARAMS, CreateProjectParams, keysetById, LIST_PARAMS, ProjectAny, USER_PROJECTS_PARAMS, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
+import { projectListRoute } from './list_route.js';
+import { ALL_PROJECTS_PARAMS, CreateProjectParams, keysetById, ProjectAny, USER_PROJECTS_PARAMS, ProjectFull, UPDATE_FIELDS, UpdateProjectParams } from './schemas.js';
 
 const TAG = 'projects';
 
@@ -122,40 +123,10 @@ export const projectRoutes = [
       return mapPage(await listUserProjects(c, actor, user_id, rest as ListProjectsInput, page), (v) => presentProject(c, v));
     },
   }),
-  route({
-    method: 'GET',
-    path: '/groups/:id/projects',
-    tag: TAG,
-    summary: 'Projects in a group',
-    auth: 'optional',
-    params: T.Object({
-      id: IdOrPath,
-      include_subgroups: T.Optional(T.Boolean()),
-      with_shared: T.Optional(T.Boolean()),
-      with_security_reports: T.Optional(T.Boolean()),
-      ...LIST_PARAMS,
-    }),
-    response: ProjectAny,
-    paginated: true,
-    keyset: keysetById,
-    handler: async ({ c, actor, input, page }) => {
-      const { id, ...rest } = input;
-      return mapPage(await listGroupProjects(c, actor, id, rest as ListProjectsInput, page), (v) => presentProject(c, v));
-    },
+  projectListRoute('/groups/:id/projects', 'Projects in a group', listGroupProjects, {
+    include_subgroups: T.Optional(T.Boolean()),
+    with_shared: T.Optional(T.Boolean()),
+    with_security_reports: T.Optional(T.Boolean()),
   }),
-  route({
-    method: 'GET',
-    path: '/groups/:id/projects/shared',
-    tag: TAG,
-    summary: 'Projects shared with a group',
-    auth: 'optional',
-    params: T.Object({ id: IdOrPath, ...LIST_PARAMS }),
-    response: ProjectAny,
-    paginated: true,
-    keyset: keysetById,
-    handler: async ({ c, actor, input, page }) => {
-      const { id, ...rest } = input;
-      return mapPage(await listGroupSharedProjects(c, actor, id, rest as ListProjectsInput, page), (v) => presentProject(c, v));
-    },
-  }),
+  projectListRoute('/groups/:id/projects/shared', 'Projects shared with a group', listGroupSharedProjects),
 ];
