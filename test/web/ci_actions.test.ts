@@ -130,7 +130,8 @@ for (const dialect of DIALECTS) {
       await page.goto(`${new URL(build.web_url).pathname}#${id}`);
       await page.locator(`#${id}.is-target`).waitFor();
       // following a line number's link marks that line
-      const needle = page.locator('.log-line', { hasText: /^\d+a needle in the log\n?$/ });
+      // each line reads its number, its time, its text
+      const needle = page.locator('.log-line', { hasText: /^\d+(\d\d:\d\d:\d\d)?a needle in the log\n?$/ });
       await needle.locator('.ln').click();
       assert.equal(new URL(page.url()).hash, `#${await needle.getAttribute('id')}`);
       await page.locator('.log-line.is-target', { hasText: 'a needle in the log' }).waitFor();
