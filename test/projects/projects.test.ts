@@ -1,28 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, EXTERNAL_URL, buildTestApp, keysOf, type TestApp } from '../helpers/build.js';
-import { PROJECT_SIMPLE_KEYS } from '../helpers/keys.js';
+import { PROJECT_FULL_KEYS, PROJECT_FULL_KEYS_MAINTAINER, PROJECT_SIMPLE_KEYS } from '../helpers/keys.js';
 import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
 import { gitText } from '../../src/git/git.js';
 import { repositoryDir } from '../../src/domain/repository/service.js';
 
 const SIMPLE_KEYS = PROJECT_SIMPLE_KEYS;
 
-const FULL_KEYS = [
-  ...SIMPLE_KEYS, '_links', 'allow_merge_on_skipped_pipeline', 'archived', 'autoclose_referenced_issues', 'can_create_merge_request_in',
-  'ci_default_git_depth', 'ci_forward_deployment_enabled', 'ci_separated_caches', 'container_registry_access_level',
-  'container_registry_enabled', 'container_registry_image_prefix', 'creator_id', 'import_error', 'import_status', 'issues_enabled',
-  'jobs_enabled', 'marked_for_deletion_at', 'marked_for_deletion_on', 'merge_commit_template', 'merge_method', 'merge_requests_enabled',
-  'namespace', 'only_allow_merge_if_all_discussions_are_resolved', 'only_allow_merge_if_pipeline_succeeds', 'open_issues_count', 'owner',
-  'permissions', 'public_jobs', 'remove_source_branch_after_merge', 'request_access_enabled', 'resolve_outdated_diff_discussions',
-  'restrict_user_defined_variables', 'security_and_compliance_access_level', 'shared_runners_enabled', 'shared_with_groups',
-  'snippets_enabled', 'squash_commit_template', 'squash_option', 'suggestion_commit_message', 'visibility', 'wiki_enabled',
-  // [adv]
-  'approvals_before_merge', 'auto_devops_deploy_strategy', 'auto_devops_enabled', 'external_authorization_classification_label',
-  'mirror', 'packages_enabled', 'service_desk_address', 'service_desk_enabled',
-].sort();
-/** As a maintainer or owner sees it (an administrator also gets `repository_storage`). */
-const FULL_KEYS_MAINTAINER = [...FULL_KEYS, 'runners_token'].sort();
+const FULL_KEYS = PROJECT_FULL_KEYS;
+const FULL_KEYS_MAINTAINER = PROJECT_FULL_KEYS_MAINTAINER;
 
 const enc = encodeURIComponent;
 

@@ -27,9 +27,12 @@ const listInput = (i: Record<string, any>): ListGroupsInput => ({
   sort: i.sort,
 });
 
-/** A group's detail answer, with its projects and shared projects when the view asks for them (GET with with_projects, PUT). */
-async function detailAnswer(c: Container, actor: Actor | null, v: GroupDetailView) {
-  return presentGroupDetail(c, v, v.withProjects ? await groupDetailProjects(c, actor, v.row.id) : null);
+/**
+ * A group's detail answer, with its projects and shared projects when the view asks for them (GET
+ * with with_projects, PUT); those carry custom attributes too when the group's were asked for.
+ */
+async function detailAnswer(c: Container, actor: Actor | null, v: GroupDetailView, opts: { withCustomAttributes?: boolean } = {}) {
+  return presentGroupDetail(c, v, v.withProjects ? await groupDetailProjects(c, actor, v.row.id, opts) : null);
 }
 
 export const groupRoutes = [
@@ -62,7 +65,10 @@ export const groupRoutes = [
     auth: 'optional',
     params: T.Object({ ...GroupIdParam, with_projects: T.Optional(T.Boolean({ default: true })), with_custom_attributes: T.Optional(T.Boolean()) }),
     response: GroupDetail,
-    handler: async ({ c, actor, input }) => detailAnswer(c, actor, await getGroup(c, actor, input.id, input.with_projects ?? true, { withCustomAttributes: input.with_custom_attributes })),
+    handler: async ({ c, actor, input }) => {
+      const opts = { withCustomAttributes: input.with_custom_attributes };
+      return detailAnswer(c, actor, await getGroup(c, actor, input.id, input.with_projects ?? true, opts), opts);
+    },
   }),
   route({
     method: 'PUT',

@@ -1,6 +1,7 @@
 import { Type as T } from '@sinclair/typebox';
 import { MEMBER_LEVELS, VISIBILITY_NAMES } from '../../domain/members/policy.js';
 import { CustomAttributesField, CustomAttributesFilterParam } from '../custom_attributes/schemas.js';
+import { ProjectAny } from '../projects/schemas.js';
 import { CommaList, DateOnly, IdOrPath, Nullable, OneOf, Timestamp } from '../schemas.js';
 
 /** An integer parameter limited to the given values (errors read "does not have a valid value"). */
@@ -41,8 +42,9 @@ export const GroupDetail = T.Object({
   shared_with_groups: T.Array(T.Any()),
   runners_token: T.Optional(T.String()),
   prevent_sharing_groups_outside_hierarchy: T.Optional(T.Boolean()),
-  projects: T.Optional(T.Array(T.Any())),
-  shared_projects: T.Optional(T.Array(T.Any())),
+  /** Up to 100 each, as the projects API shows them to the caller. */
+  projects: T.Optional(T.Array(ProjectAny)),
+  shared_projects: T.Optional(T.Array(ProjectAny)),
 });
 
 export const GroupIdParam = { id: IdOrPath };

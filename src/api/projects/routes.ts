@@ -125,7 +125,7 @@ export const projectRoutes = [
   }),
   projectListRoute('/groups/:id/projects', 'Projects in a group', listGroupProjects, {
     include_subgroups: T.Optional(T.Boolean()),
-    with_shared: T.Optional(T.Boolean()),
+    with_shared: T.Optional(T.Boolean({ default: true })),
     with_security_reports: T.Optional(T.Boolean()),
   }),
   projectListRoute('/groups/:id/projects/shared', 'Projects shared with a group', listGroupSharedProjects),

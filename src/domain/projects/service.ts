@@ -706,10 +706,19 @@ export async function listGroupSharedProjects(
 /** How many of each a group's detail lists (the reference's GroupProjectsFinder limit). */
 const GROUP_DETAIL_PROJECTS = 100;
 
-/** A group's `projects` and `shared_projects` in its detail: the visitor's view of each, newest first, at most 100 each. */
-export async function groupDetailProjects(c: Container, actor: Actor | null, groupId: number): Promise<{ projects: ProjectView[]; shared: ProjectView[] }> {
-  const input: ListProjectsInput = { order_by: 'id', sort: 'desc' };
-  const page: PageRequest = { kind: 'offset', page: 1, perPage: GROUP_DETAIL_PROJECTS };
+/**
+ * A group's `projects` and `shared_projects` in its detail: the visitor's view of each, newest
+ * first, at most 100 each; with custom attributes when an admin asked for the group's.
+ */
+export async function groupDetailProjects(
+  c: Container,
+  actor: Actor | null,
+  groupId: number,
+  opts: { withCustomAttributes?: boolean } = {},
+): Promise<{ projects: ProjectView[]; shared: ProjectView[] }> {
+  const input: ListProjectsInput = { order_by: 'id', sort: 'desc', with_custom_attributes: opts.withCustomAttributes };
+  // A first keyset page: the same rows as an offset one, without counting the group's projects.
+  const page: PageRequest = { kind: 'keyset', perPage: GROUP_DETAIL_PROJECTS, sort: 'desc', idAfter: null, idBefore: null, cursor: null };
   const [own, shared] = await Promise.all([
     listWith(c, actor, input, page, { namespaceIds: [groupId] }),
     listWith(c, actor, input, page, { sharedWithGroupId: groupId }),
