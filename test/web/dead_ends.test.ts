@@ -1,6 +1,6 @@
 // Dead ends a new user met in the browser, each followed as that user would: a project created
-// inside a group from the group's page, and an empty repository's overview (no link to a 404,
-// push instructions instead).
+// inside a group from the group's page (which lists the group's own projects), and an empty
+// repository's overview (no link to a 404, push instructions instead).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -49,6 +49,12 @@ for (const dialect of DIALECTS) {
       // the personal namespace stays the default of the plain form
       await page.goto('/projects/new');
       assert.equal(await page.getByLabel('Namespace').inputValue(), '');
+      // the group's page lists its own projects, not one shared with it
+      const lent = (await s.api('POST', '/projects', { name: 'lent' }, alice.token)).body;
+      assert.equal((await s.api('POST', `/projects/${lent.id}/share`, { group_id: group.id, group_access: 30 }, alice.token)).status, 201);
+      await page.goto('/groups/acme');
+      await page.getByRole('main').getByRole('link', { name: 'rocket' }).waitFor();
+      assert.equal(await page.getByRole('main').getByRole('link', { name: 'lent' }).count(), 0);
     });
 
     it('a reporter of the group sees no "New project" there and no group on the form; the API refuses them too', async () => {

@@ -24,7 +24,8 @@ function visibilityChoice(current: string): Html {
 
 async function overview(ctx: PageContext, group: any): Promise<Rendered> {
   const [projects, subgroups, members, access] = await Promise.all([
-    ctx.api.get(`/groups/${group.id}/projects?per_page=50&order_by=last_activity_at`),
+    // the group's own projects: the reference's group page lists shared ones on a tab of their own
+    ctx.api.get(`/groups/${group.id}/projects?per_page=50&order_by=last_activity_at&with_shared=false`),
     ctx.api.get(`/groups/${group.id}/subgroups?per_page=50`),
     ctx.api.get(`/groups/${group.id}/members?per_page=50`),
     groupAccessOf(ctx, group),
