@@ -100,6 +100,10 @@ describe('go-gitlab: variables, schedules, triggers, protected tags, tags, lint'
         assert.equal(s.group_variables_maintainer, 403);
         assert.equal(s.group_variable_taken, 400);
         assert.equal(s.group_variable_removed, 404);
+        // the group's detail and project list decode as Project values
+        assert.deepEqual(s.group_detail_projects, [Number(env.PROJECT_ID)]);
+        assert.equal(s.group_detail_shared_projects, 0);
+        assert.deepEqual(s.group_projects, [Number(env.PROJECT_ID)]);
         assert.deepEqual(s.instance_variable_created, { key: 'INSTANCE_NAME', value: 'anvil-ci', variable_type: 'file', protected: false, masked: false });
         assert.equal(s.instance_variable_updated.value, 'anvil-ci-2');
         assert.equal(s.instance_variable_get.value, 'anvil-ci-2');

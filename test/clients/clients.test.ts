@@ -31,9 +31,13 @@ for (const dialect of DIALECTS) {
       assert.ok(seen.user_count >= 7, `all pages of users were read (${seen.user_count})`);
       assert.equal(seen.user_ids_unique, true);
       assert.ok(seen.group_paths.includes(seen.group_path));
+      assert.deepEqual(seen.detail_projects, ['inside']);
+      assert.deepEqual(seen.detail_shared_projects, [`outside-${suffix}`]);
+      assert.deepEqual(seen.group_projects, ['inside', `outside-${suffix}`].sort());
+      assert.deepEqual(seen.own_projects, ['inside']);
     };
 
-    it('python-gitlab: authenticate, create a user and its token, create a group, list users and groups through all pages', { skip: pythonGitlabSkip() }, async () => {
+    it('python-gitlab: authenticate, create a user and its token, create a group with a project and a share, list users and groups through all pages', { skip: pythonGitlabSkip() }, async () => {
       const suffix = `${dialect}${Date.now() % 100000}`;
       const { stdout } = await run(PYTHON, [path.join(here, 'python_client.py')], {
         env: { ...process.env, ANVIL_URL: url, ANVIL_TOKEN: t.rootToken, SUFFIX: suffix },

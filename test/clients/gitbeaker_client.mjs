@@ -12,6 +12,13 @@ const pat = await api.Users.createPersonalAccessToken(user.id, 'gb token', ['api
 const asUser = new Gitlab({ host, token: pat.token });
 const tokenUser = await asUser.Users.showCurrentUser();
 const group = await api.Groups.create(`Gb Group ${suffix}`, `gb-group-${suffix}`);
+// a project of the group and one shared with it: the group's detail and its project list show both
+await api.Projects.create({ name: 'inside', namespaceId: group.id });
+const outside = await api.Projects.create({ name: `outside-${suffix}` });
+await api.Projects.share(outside.id, group.id, 30);
+const detail = await api.Groups.show(group.id);
+const groupProjects = await api.Groups.allProjects(group.id);
+const ownProjects = await api.Groups.allProjects(group.id, { withShared: false });
 const users = await api.Users.all({ perPage: 2 });
 const groups = await api.Groups.all({ perPage: 2 });
 console.log(JSON.stringify({
@@ -22,4 +29,8 @@ console.log(JSON.stringify({
   user_count: users.length,
   user_ids_unique: new Set(users.map((u) => u.id)).size === users.length,
   group_paths: groups.map((g) => g.full_path).sort(),
+  detail_projects: detail.projects.map((p) => p.path),
+  detail_shared_projects: detail.shared_projects.map((p) => p.path),
+  group_projects: groupProjects.map((p) => p.path).sort(),
+  own_projects: ownProjects.map((p) => p.path),
 }));

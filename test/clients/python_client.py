@@ -19,6 +19,13 @@ as_user = gitlab.Gitlab(url, private_token=pat.token)
 as_user.auth()
 
 group = gl.groups.create({"name": f"Py Group {suffix}", "path": f"py-group-{suffix}"})
+# a project of the group and one shared with it: the group's detail and its project list show both
+gl.projects.create({"name": "inside", "namespace_id": group.id})
+outside = gl.projects.create({"name": f"outside-{suffix}"})
+outside.share(group.id, 30)
+detail = gl.groups.get(group.id)
+group_projects = detail.projects.list(get_all=True)
+own_projects = detail.projects.list(get_all=True, with_shared=False)
 
 users = gl.users.list(get_all=True)
 groups = gl.groups.list(get_all=True)
@@ -30,4 +37,9 @@ print(json.dumps({
     "user_count": len(users),
     "user_ids_unique": len({u.id for u in users}) == len(users),
     "group_paths": sorted(g.full_path for g in groups),
+    # the detail's `projects` attribute is a manager in python-gitlab: the answer's lists are in attributes
+    "detail_projects": [p["path"] for p in detail.attributes["projects"]],
+    "detail_shared_projects": [p["path"] for p in detail.attributes["shared_projects"]],
+    "group_projects": sorted(p.path for p in group_projects),
+    "own_projects": [p.path for p in own_projects],
 }))

@@ -1,8 +1,8 @@
 // go-gitlab (the reference's typed Go client, Debian's golang-github-xanzy-go-gitlab-dev) drives
 // the CI a team uses every day: project, group and instance variables, pipeline schedules with
 // their variables (take_ownership, play), trigger tokens and trigger/pipeline, protected tags,
-// tags and CI lint, as different users. It prints one JSON object: what each call returned, or
-// the HTTP status the client surfaced for a refused one.
+// tags and CI lint (and a group's detail and projects), as different users. It prints one JSON
+// object: what each call returned, or the HTTP status the client surfaced for a refused one.
 package main
 
 import (
@@ -117,6 +117,23 @@ func main() {
 	must("remove group variable", err)
 	_, resp, err = root.GroupVariables.GetVariable(gid, "GROUP_TOKEN")
 	status("group_variable_removed", resp, err)
+
+	// ---- the group's detail and project list, as Project values ----
+	grp, _, err := maint.Groups.GetGroup(gid, nil)
+	must("get group", err)
+	detailIDs := []int{}
+	for _, p := range grp.Projects {
+		detailIDs = append(detailIDs, p.ID)
+	}
+	seen["group_detail_projects"] = detailIDs
+	seen["group_detail_shared_projects"] = len(grp.SharedProjects)
+	listed, _, err := maint.Groups.ListGroupProjects(gid, &gitlab.ListGroupProjectsOptions{WithShared: gitlab.Bool(false)})
+	must("list group projects", err)
+	listedIDs := []int{}
+	for _, p := range listed {
+		listedIDs = append(listedIDs, p.ID)
+	}
+	seen["group_projects"] = listedIDs
 
 	// ---- instance variables (administrators) ----
 	iv, _, err := root.InstanceVariables.CreateVariable(&gitlab.CreateInstanceVariableOptions{Key: gitlab.String("INSTANCE_NAME"), Value: gitlab.String("anvil-ci"), VariableType: gitlab.VariableType(gitlab.FileVariableType)})
