@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { dialectOf, openDatabase } from './db/dialect.js';
 import { watchWrites } from './db/watch_writes.js';
-import { RecentReads } from './domain/shared/recent_reads.js';
+import { RecentReads } from './shared/recent_reads.js';
 import { PROJECT_CONTEXT_TABLES, type ProjectWithContext } from './db/repos/project_context.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { sealPlainRegistrationTokens } from './domain/runners/registration_tokens.js';

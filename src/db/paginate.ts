@@ -1,6 +1,6 @@
 // One way to run a list query as a page, for every list in Anvil.
 import { sql, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { COUNT_CAP, type PageRequest, type PageResult } from '../domain/shared/page.js';
+import { COUNT_CAP, type PageRequest, type PageResult } from '../shared/page.js';
 
 /**
  * The largest id a 32-bit id column holds. An `id_before` above it filters nothing (every id is

@@ -4,7 +4,7 @@ import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { RecentReads } from './shared/recent_reads.js';
+import type { RecentReads } from '../shared/recent_reads.js';
 import type { PatWithUser } from '../db/repos/tokens.js';
 import type { ProjectWithContext } from '../db/repos/project_context.js';
 import type { Dialect } from '../db/dialect.js';
@@ -27,9 +27,9 @@ export interface Container {
    * 'canceled' (jobId): stop it now). Runners on other nodes notice by polling.
    */
   ciSignals: EventEmitter;
-  /** Personal access tokens with their users, by digest (src/domain/shared/recent_reads.ts says why it is safe). */
+  /** Personal access tokens with their users, by digest (src/shared/recent_reads.ts says why it is safe). */
   authCache: RecentReads<PatWithUser>;
-  /** Projects with their context for a caller, as GET /projects/:id reads them (src/domain/shared/recent_reads.ts). */
+  /** Projects with their context for a caller, as GET /projects/:id reads them (src/shared/recent_reads.ts). */
   projectReads: RecentReads<ProjectWithContext>;
   /**
    * Set by this node's built-in runner once it has tried the job sandbox: why it runs no jobs, or

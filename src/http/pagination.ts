@@ -1,7 +1,7 @@
 // Page parameters in, x-* and Link headers out: one implementation for every list route.
 import { Type as T } from '@sinclair/typebox';
 import { exactError } from '../domain/errors.js';
-import type { PageRequest, PageResult } from '../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../shared/page.js';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;

@@ -11,7 +11,7 @@ import { isAdmin, type Actor } from '../domain/auth/actor.js';
 import { authenticate, requireScope, sudo } from '../domain/auth/service.js';
 import { badRequest, forbidden, unauthorized } from '../domain/errors.js';
 import { UNKNOWN_ROUTE } from './errors.js';
-import type { PageRequest, PageResult } from '../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../shared/page.js';
 import { credentialOf, sudoIdentifierOf } from './auth.js';
 import { readMultipart } from './content.js';
 import { PAGE_PARAMS, pageHeaders, pageRequest, type KeysetSupport, type PageInput } from './pagination.js';

@@ -13,7 +13,7 @@ import {
   deleteQueuedJob, insertBackgroundJob, leaseNextJob, markDead, markDone, markRetry, pruneJobs, renewLease, requeueExpiredLeases,
   type BackgroundJobRow, type Lease,
 } from '../db/repos/background_jobs.js';
-import { Sleepers } from '../domain/shared/sleepers.js';
+import { Sleepers } from '../shared/sleepers.js';
 import { now as clockNow, nowDate, onClockChange } from '../shared/clock.js';
 
 export interface JobInfo {

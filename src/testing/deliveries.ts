@@ -1,8 +1,8 @@
 // The delivery inbox: what went out in test mode (src/outbound/record.ts), numbered, the newest
 // kept, and a wait for the next one (GET /-/test/deliveries?since=&wait=).
 import type { OutboundRecord, OutboundRecorder } from '../outbound/record.js';
-import { nowIso } from '../domain/shared/time.js';
-import { Sleepers } from '../domain/shared/sleepers.js';
+import { nowIso } from '../shared/time.js';
+import { Sleepers } from '../shared/sleepers.js';
 
 export interface Delivery extends OutboundRecord {
   id: number;

@@ -9,7 +9,7 @@ import type { Container } from '../domain/context.js';
 import { countDueJobs } from '../db/repos/background_jobs.js';
 import { dropDatabaseSnapshot, restoreDatabase, saveDatabase, type DbSnapshot } from '../db/snapshots.js';
 import { registerBackgroundJobs } from '../domain/background.js';
-import { nowIso } from '../domain/shared/time.js';
+import { nowIso } from '../shared/time.js';
 import { Queue } from '../queue/queue.js';
 import { closeRepositoryReaders } from '../domain/repository/service.js';
 import { forgetSettings } from '../domain/settings/service.js';

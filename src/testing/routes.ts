@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { route, type ApiRoute } from '../http/route.js';
 import type { Container } from '../domain/context.js';
 import { badRequest, forbidden, notFound } from '../domain/errors.js';
-import { durationSeconds } from '../domain/shared/duration.js';
+import { durationSeconds } from '../shared/duration.js';
 import { advanceClock, nowDate, setClock, testClockEnabled } from '../shared/clock.js';
 import { SEEDED, testModeOf } from './mode.js';
 import { applySeed, checkSeed, SeedError } from './seed.js';

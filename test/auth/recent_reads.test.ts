@@ -1,10 +1,10 @@
-// Reads kept for half a second (src/domain/shared/recent_reads.ts): with two nodes on one database, a token
+// Reads kept for half a second (src/shared/recent_reads.ts): with two nodes on one database, a token
 // revoked, a user blocked, a membership removed or a project changed through node A counts on node
 // B within one second, even when B has just served it; node A counts it at once. The cache's own
 // rules run on a fake clock.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RecentReads, TTL_MS } from '../../src/domain/shared/recent_reads.js';
+import { RecentReads, TTL_MS } from '../../src/shared/recent_reads.js';
 import { DIALECTS, buildOtherNode, buildTestApp, type Res, type TestApp } from '../helpers/build.js';
 import { makeProject } from '../helpers/projects.js';
 

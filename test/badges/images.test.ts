@@ -4,7 +4,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { DIALECTS, buildTestApp, type Res, type TestApp } from '../helpers/build.js';
 import { makeProject } from '../helpers/projects.js';
 import { branchTip, commitOn } from '../helpers/branches.js';
-import { nowIso } from '../../src/domain/shared/time.js';
+import { nowIso } from '../../src/shared/time.js';
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
 

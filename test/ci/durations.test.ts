@@ -1,8 +1,8 @@
-// The one duration parser (src/domain/shared/duration.ts), read as the reference's ChronicDuration:
+// The one duration parser (src/shared/duration.ts), read as the reference's ChronicDuration:
 // the edges where the three parsers it replaced disagreed. Pure: runs once, not per dialect.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { durationSeconds, isNever, parseDuration } from '../../src/domain/shared/duration.js';
+import { durationSeconds, isNever, parseDuration } from '../../src/shared/duration.js';
 
 const DAY = 86400;
 

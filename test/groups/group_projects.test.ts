@@ -9,7 +9,7 @@ import { DIALECTS, buildTestApp, keysOf, type TestApp } from '../helpers/build.j
 import { PROJECT_FULL_KEYS, PROJECT_FULL_KEYS_MAINTAINER, PROJECT_SIMPLE_KEYS } from '../helpers/keys.js';
 import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
 import { insertProjectsBulk } from '../../src/db/repos/bulk_projects.js';
-import { nowIso } from '../../src/domain/shared/time.js';
+import { nowIso } from '../../src/shared/time.js';
 
 const PUBLIC = 20;
 

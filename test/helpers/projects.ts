@@ -1,7 +1,7 @@
 // Project test helpers: groups and memberships straight in the database (the groups API has its
 // own tests), projects through the API as a client would create them.
 import { insertNamespace } from '../../src/db/repos/namespaces.js';
-import { nowIso } from '../../src/domain/shared/time.js';
+import { nowIso } from '../../src/shared/time.js';
 import type { TestApp } from './build.js';
 
 export async function makeGroup(

@@ -1,6 +1,6 @@
 // Users-area test helpers: the exact key sets of the reference's user entities, and bulk seeding.
 import { seedUsers } from '../../src/db/repos/users.js';
-import { nowIso } from '../../src/domain/shared/time.js';
+import { nowIso } from '../../src/shared/time.js';
 import type { TestApp } from './build.js';
 import { USER_BASIC_KEYS } from './keys.js';
 

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { buildTestApp, DIALECTS, type TestApp } from '../helpers/build.js';
 import { addMember, makeGroup, makeProject } from '../helpers/projects.js';
 import { findProjectWithContext } from '../../src/db/repos/project_context.js';
-import { today } from '../../src/domain/shared/time.js';
+import { today } from '../../src/shared/time.js';
 
 for (const dialect of DIALECTS) {
   describe(`project with context (${dialect})`, () => {

@@ -2,7 +2,7 @@
 // once their owner stops, a loop that was busy at that moment does not sleep a whole poll.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Sleepers } from '../../src/domain/shared/sleepers.js';
+import { Sleepers } from '../../src/shared/sleepers.js';
 
 const settled = (p: Promise<void>, ms: number) => Promise.race([p.then(() => 'woke'), new Promise((r) => setTimeout(() => r('asleep'), ms))]);
 

@@ -7,7 +7,7 @@ import { DIALECTS, buildTestApp, type TestApp } from '../helpers/build.js';
 import { adminCreateToken, dayFromToday } from '../helpers/tokens.js';
 import { testQueue, waitFor } from '../helpers/queue.js';
 import { advanceClock, clockTimer, enableTestClock, now, resetClock, setClock } from '../../src/shared/clock.js';
-import { nowIso, today } from '../../src/domain/shared/time.js';
+import { nowIso, today } from '../../src/shared/time.js';
 
 const HOUR = 3600_000;
 const REG_TOKEN = 'clock-registration-token-0001';

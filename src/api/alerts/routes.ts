@@ -14,7 +14,7 @@ import {
   sendTestAlert,
   setAlertStatus,
 } from '../../domain/alerts/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { alertKeyOf } from '../../http/auth.js';
 import { jsonBodyOf } from '../../http/content.js';
 import { ALERT_NOTIFY_PREFIX } from '../../http/project_urls.js';

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { Type as T } from '@sinclair/typebox';
 import { badgeImage, type BadgeImageKind } from '../../domain/badges/images.js';
 import { changeBadge, createBadge, getBadge, listBadges, previewBadge, removeBadge, type BadgeSourceType } from '../../domain/badges/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { BADGE_IMAGE_PREFIX } from '../../http/project_urls.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';

@@ -1,7 +1,7 @@
 // Branch views → the API's Branch shape.
 import type { Container } from '../../domain/context.js';
 import type { BranchView } from '../../domain/branches/service.js';
-import { withMillis } from '../../domain/shared/time.js';
+import { withMillis } from '../../shared/time.js';
 import type { CommitInfo } from '../../git/refs.js';
 
 /** git's strict ISO time with the reference's milliseconds: 2026-01-02T03:04:05.000+01:00. */

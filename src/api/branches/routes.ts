@@ -1,7 +1,7 @@
 // Branches: list, get (and HEAD), create, delete, delete merged branches.
 import { Type as T } from '@sinclair/typebox';
 import { branchExists, createBranch, deleteBranch, deleteMergedBranches, divergingCounts, getBranch, listBranches } from '../../domain/branches/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath, NotBlank } from '../schemas.js';
 import { presentBranch } from './present.js';

@@ -4,7 +4,7 @@ import { Type as T, type TProperties } from '@sinclair/typebox';
 import {
   changeVariable, createVariable, getVariable, listVariables, removeVariable, type VariableInput, type VariableOwnerType,
 } from '../../domain/ci/variables_service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentInstanceVariable, presentVariable } from './present.js';

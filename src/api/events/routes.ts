@@ -1,6 +1,6 @@
 import { Type as T } from '@sinclair/typebox';
 import { listOwnEvents, listProjectEvents, listUserEvents } from '../../domain/events/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentEvent } from './present.js';

@@ -4,7 +4,7 @@ import type { NamespaceRow } from '../../db/repos/namespaces.js';
 import type { GroupDetailView } from '../../domain/groups/service.js';
 import type { GroupView } from '../../domain/groups/find.js';
 import { visibilityName } from '../../domain/members/policy.js';
-import { today } from '../../domain/shared/time.js';
+import { today } from '../../shared/time.js';
 import type { Group, GroupDetail } from './schemas.js';
 import { presentProject } from '../projects/present.js';
 import type { ProjectView } from '../../domain/projects/service.js';

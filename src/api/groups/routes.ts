@@ -4,7 +4,7 @@ import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type Group
 import { groupDetailProjects } from '../../domain/projects/service.js';
 import type { Actor } from '../../domain/auth/actor.js';
 import type { Container } from '../../domain/context.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { presentGroup, presentGroupDetail } from './present.js';
 import {
   CreateGroupParams,

@@ -3,7 +3,7 @@ import { Type as T } from '@sinclair/typebox';
 import {
   createSystemHook, deleteSystemHookById, getSystemHook, listSystemHookLogs, listSystemHooks, resendSystemHookLog, testSystemHook, updateSystemHookById,
 } from '../../domain/hooks/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { presentHookLog, presentSystemHook } from './present.js';
 import { CreateSystemHookParams, HookLog, ResendResult, SystemHook, UpdateSystemHookParams } from './schemas.js';

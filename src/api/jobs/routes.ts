@@ -6,7 +6,7 @@ import {
   allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobArtifactsArchive, jobTrace, jobTraceTimes, listPipelineBridges, listPipelineJobs,
   listPipelineNeeds, listProjectJobs, playProjectJob, retryProjectJob,
 } from '../../domain/ci/jobs.js';
-import { mapPage, type PageResult } from '../../domain/shared/page.js';
+import { mapPage, type PageResult } from '../../shared/page.js';
 import type { Container } from '../../domain/context.js';
 import type { JobView } from '../../domain/ci/jobs.js';
 import { byteRangeOf } from '../../http/range.js';

@@ -2,7 +2,7 @@
 import { Type as T } from '@sinclair/typebox';
 import { route } from '../../http/route.js';
 import { addMember, changeMember, getMember, listMembers, removeMember, type SourceSpec } from '../../domain/members/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { presentMember } from './present.js';
 import { AddMemberParams, ListMembersParams, Member, MemberParams, UpdateMemberParams } from './schemas.js';
 

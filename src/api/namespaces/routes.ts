@@ -1,7 +1,7 @@
 import { Type as T } from '@sinclair/typebox';
 import { route } from '../../http/route.js';
 import { getNamespace, listNamespaces, namespaceExists } from '../../domain/namespaces/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { presentNamespace } from './present.js';
 import { ListNamespacesParams, Namespace, NamespaceExists, NamespaceIdParam } from './schemas.js';
 

@@ -5,7 +5,7 @@ import {
   removeSchedule, schedulePipelines, takeOwnership, updateScheduleVariableValue,
 } from '../../domain/ci/pipeline_schedules.js';
 import { PIPELINE_SCOPES, PIPELINE_STATUSES } from '../../domain/ci/pipelines.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { presentPipelineBasic } from '../pipelines/present.js';
 import { PipelineBasic, PipelineVariable } from '../pipelines/schemas.js';

@@ -1,7 +1,7 @@
 // Pipelines: list, get, variables, test report and summary, create, retry, cancel, delete.
 // (Pipeline jobs and bridges are job-shaped: src/api/jobs.)
 import { createPipeline, cancelPipelineAction, deletePipeline, getPipeline, listPipelines, listPipelineVariables, pipelineTestReport, pipelineTestReportSummary, retryPipelineAction } from '../../domain/ci/pipelines.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { presentPipeline, presentPipelineBasic, presentTestReport } from './present.js';
 import { CreateParams, ListParams, Pipeline, PipelineBasic, PipelineParams, PipelineVariable, TestReport, TestReportSummary } from './schemas.js';

@@ -2,7 +2,7 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import type { ProjectAliasRow } from '../../db/repos/project_aliases.js';
 import { createProjectAlias, deleteProjectAliasNamed, getProjectAlias, listProjectAliases } from '../../domain/projects/aliases.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 

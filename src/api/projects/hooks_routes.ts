@@ -6,7 +6,7 @@ import {
 import { presentHookLog } from '../hooks/present.js';
 import { HookLog, ResendResult } from '../hooks/schemas.js';
 import { OneOf } from '../schemas.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { presentHook } from './resources_present.js';
 import { HookParams, ProjectHook, ProjectIdParam } from './resources_schemas.js';

@@ -4,7 +4,7 @@ import { Type as T, type TProperties } from '@sinclair/typebox';
 import type { Actor } from '../../domain/auth/actor.js';
 import type { Container } from '../../domain/context.js';
 import type { ListProjectsInput, ProjectView } from '../../domain/projects/service.js';
-import { mapPage, type PageRequest, type PageResult } from '../../domain/shared/page.js';
+import { mapPage, type PageRequest, type PageResult } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProject } from './present.js';

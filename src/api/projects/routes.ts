@@ -10,7 +10,7 @@ import {
 } from '../../domain/projects/service.js';
 import { updateProjectWithAvatar } from '../../domain/projects/avatar.js';
 import { deleteProject } from '../../domain/projects/lifecycle.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProject } from './present.js';

@@ -2,7 +2,7 @@
 import { Type as T } from '@sinclair/typebox';
 import type { ListProjectsInput } from '../../domain/projects/service.js';
 import { listStarredProjects, listStarrers, starProject, unstarProject } from '../../domain/projects/stars.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProject } from './present.js';

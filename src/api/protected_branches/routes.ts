@@ -7,7 +7,7 @@ import {
   unprotectBranch,
   updateProtectedBranchOptions,
 } from '../../domain/protected_branches/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { IdOrPath } from '../schemas.js';
 import { presentProtectedBranch } from './present.js';

@@ -1,7 +1,7 @@
 // Protected tags: list, get, protect, unprotect (maintainers and up).
 import { Type as T } from '@sinclair/typebox';
 import { getProtectedTag, listProtectedTags, protectTag, unprotectTag } from '../../domain/protected_tags/service.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { AccessRequest, Level } from '../protected_branches/schemas.js';
 import { IdOrPath } from '../schemas.js';

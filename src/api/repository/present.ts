@@ -1,7 +1,7 @@
 // Commits and tree entries in the reference's shapes.
 import type { Container } from '../../domain/context.js';
 import type { CommitView } from '../../domain/repository/commits.js';
-import { withMillis } from '../../domain/shared/time.js';
+import { withMillis } from '../../shared/time.js';
 import type { TagView } from '../../domain/repository/tags.js';
 import type { CompareView } from '../../domain/repository/compare.js';
 import type { TreeEntry } from '../../git/objects.js';

@@ -5,7 +5,7 @@ import { compareRefs } from '../../domain/repository/compare.js';
 import { createTag, deleteTag, getTag, listTags } from '../../domain/repository/tags.js';
 import { blameFile, createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
 import { listTree } from '../../domain/repository/tree.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath, NotBlank, OneOf } from '../schemas.js';
 import { presentBlameRun, presentCommit, presentCommitDetail, presentCompare, presentDiff, presentTag, presentTreeEntry } from './present.js';

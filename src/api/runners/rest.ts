@@ -4,7 +4,7 @@ import type { Container } from '../../domain/context.js';
 import { route } from '../../http/route.js';
 import { CommaList, IdOrPath, Nullable, OneOf } from '../schemas.js';
 import type { RunnerRow } from '../../db/repos/runners.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { runnerStatus, tagsOf, RUNNER_TYPES } from '../../domain/runners/runners.js';
 import {
   assignProjectRunner, createUserRunner, deleteRunnerById, getRunner, listAllRunners, listGroupRunners, listOwnedRunners, listProjectRunners,

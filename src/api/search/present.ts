@@ -1,6 +1,6 @@
 import type { Container } from '../../domain/context.js';
 import type { SearchResult } from '../../domain/search/service.js';
-import { mapPage, type PageResult } from '../../domain/shared/page.js';
+import { mapPage, type PageResult } from '../../shared/page.js';
 import { presentProjectSimple } from '../projects/present.js';
 import { presentUserBasic } from '../users/present.js';
 

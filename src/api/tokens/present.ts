@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { PersonalAccessTokenRow } from '../../db/repos/tokens.js';
 import type { IssuedToken } from '../../domain/tokens/service.js';
-import { today } from '../../domain/shared/time.js';
+import { today } from '../../shared/time.js';
 import type { ResourceTokenRow } from '../../domain/tokens/resource_tokens.js';
 import type { ImpersonationToken, PersonalAccessToken, ResourceAccessToken } from './schemas.js';
 

@@ -3,7 +3,7 @@ import { Type as T } from '@sinclair/typebox';
 import { createGroupToken, getGroupToken, listGroupTokens, revokeGroupToken } from '../../domain/groups/access_tokens.js';
 import { MEMBER_LEVELS } from '../../domain/members/policy.js';
 import { createProjectToken, getProjectToken, listProjectTokens, revokeProjectToken } from '../../domain/projects/access_tokens.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { RESOURCE_BOT_SCOPES } from '../../domain/tokens/resource_tokens.js';
 import { route } from '../../http/route.js';
 import { IntOneOf } from '../groups/schemas.js';

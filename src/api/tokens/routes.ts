@@ -1,7 +1,7 @@
 import { Type as T } from '@sinclair/typebox';
 import { route } from '../../http/route.js';
 import { OneOf } from '../schemas.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import { PAT_SCOPES } from '../../domain/tokens/scopes.js';
 import * as tokens from '../../domain/tokens/service.js';
 import { presentImpersonationToken, presentImpersonationTokenWithToken, presentToken, presentTokenWithToken } from './present.js';

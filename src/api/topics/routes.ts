@@ -1,7 +1,7 @@
 // Topics: GET for anyone, changes for administrators.
 import { Type as T, type Static } from '@sinclair/typebox';
 import type { Container } from '../../domain/context.js';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import {
   createTopic, deleteTopic, getTopic, listTopics, mergeTopics, readTopicAvatar, updateTopic, type TopicInput, type TopicWithCount,
 } from '../../domain/topics/service.js';

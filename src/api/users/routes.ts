@@ -1,5 +1,5 @@
 import { Type as T } from '@sinclair/typebox';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import {
   activateUser,
   blockUser,

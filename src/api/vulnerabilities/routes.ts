@@ -1,6 +1,6 @@
 // Vulnerability findings and vulnerabilities (the reference's 15.1 API; flagged unstable there).
 import { Type as T } from '@sinclair/typebox';
-import { mapPage } from '../../domain/shared/page.js';
+import { mapPage } from '../../shared/page.js';
 import {
   CONFIDENCE_LEVELS,
   FINDING_REPORT_TYPES,

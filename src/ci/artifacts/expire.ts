@@ -1,6 +1,6 @@
 // When job artifacts expire (`artifacts:expire_in`, else the instance's default_artifacts_expire_in,
 // read by the one duration parser), and the artifact size limit (`max_artifacts_size`, in MB).
-import { durationSeconds, isNever } from '../../domain/shared/duration.js';
+import { durationSeconds, isNever } from '../../shared/duration.js';
 import { nowDate } from '../../shared/clock.js';
 
 /**

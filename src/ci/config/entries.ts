@@ -1,7 +1,7 @@
 // The entries of the CI file (after includes, `extends` and `!reference`): validated with the
 // reference's messages (lib/gitlab/ci/config/entry/*.rb — "<location> <attribute> <problem>",
 // lower-cased as the reference's Validator#messages does) and turned into JobSpecs.
-import { durationSeconds, isNever } from '../../domain/shared/duration.js';
+import { durationSeconds, isNever } from '../../shared/duration.js';
 
 const ONE_WEEK = 7 * 86400; // start_in's limit
 const ONE_MONTH = 30 * 86400; // timeout's limit

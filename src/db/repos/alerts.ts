@@ -2,7 +2,7 @@
 import { type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { AlertIntegrationsTable, AlertsTable, DB } from '../schema.js';
 import { lockProjectRow } from './projects.js';
 

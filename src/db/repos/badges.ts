@@ -1,7 +1,7 @@
 // Badges of projects and groups, and the pipeline figures their status images show.
 import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { runPage } from '../paginate.js';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { BadgesTable, DB } from '../schema.js';
 import type { PipelineRow } from './ci_pipelines.js';
 

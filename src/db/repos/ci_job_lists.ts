@@ -1,7 +1,7 @@
 // CI job lists: a project's jobs, a pipeline's jobs or bridges (or their plans), newest first, one page at a time;
 // and the rows a page of jobs needs to be presented (users), each in one query.
 import type { Kysely } from 'kysely';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { runPage } from '../paginate.js';
 import type { DB } from '../schema.js';
 import type { JobRow } from './ci_jobs.js';

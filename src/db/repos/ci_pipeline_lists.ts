@@ -4,7 +4,7 @@
 // ref, a push pipeline already made for a ref change, the older unfinished pipelines of a ref
 // (auto-cancel), and the junit artifacts of a pipeline.
 import type { Kysely, Selectable } from 'kysely';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { runPage } from '../paginate.js';
 import type { CiJobArtifactsTable, DB } from '../schema.js';
 import type { Db, PipelineRow } from './ci_pipelines.js';

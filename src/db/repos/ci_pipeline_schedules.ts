@@ -1,7 +1,7 @@
 // Pipeline schedules and their variables; the due ones, claimed once per due time.
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import { runPage } from '../paginate.js';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { CiPipelineScheduleVariablesTable, CiPipelineSchedulesTable, DB } from '../schema.js';
 
 export type ScheduleRow = Selectable<CiPipelineSchedulesTable>;

@@ -1,7 +1,7 @@
 // CI/CD variables of projects, groups and the instance, and pipeline trigger tokens.
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { runPage } from '../paginate.js';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { CiTriggersTable, CiVariablesTable, DB } from '../schema.js';
 
 export type CiVariableRow = Selectable<CiVariablesTable>;

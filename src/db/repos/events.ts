@@ -1,6 +1,6 @@
 // Activity events and the payloads of push events.
 import { sql, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { runPage } from '../paginate.js';
 import { inTransaction } from '../transaction.js';
 import type { DB, EventsTable, PushEventPayloadsTable } from '../schema.js';

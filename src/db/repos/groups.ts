@@ -1,7 +1,7 @@
 // Group lists. A group is a row of `namespaces` with kind 'group'; single-row reads and writes
 // live in repos/namespaces.ts.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runCursorPage, runPage } from '../paginate.js';
 import type { DB } from '../schema.js';

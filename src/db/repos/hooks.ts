@@ -1,6 +1,6 @@
 // System hooks, hook deliveries and the delivery log (project hooks themselves: project_hooks.ts).
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { PageRequest } from '../../domain/shared/page.js';
+import type { PageRequest } from '../../shared/page.js';
 import { runPage } from '../paginate.js';
 import type { DB, HookDeliveriesTable, HookLogsTable, HookType, SystemHooksTable } from '../schema.js';
 

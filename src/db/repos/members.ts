@@ -1,7 +1,7 @@
 // Memberships of users in groups ('Namespace') and, later, projects ('Project').
 // A membership whose expires_at is today or earlier is expired and counts as absent.
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { compiledOnce } from '../compiled.js';
 import { runPage } from '../paginate.js';

@@ -1,6 +1,6 @@
 // Project aliases: other names projects answer to (the API's `:id` and git URLs).
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { PageRequest } from '../../domain/shared/page.js';
+import type { PageRequest } from '../../shared/page.js';
 import { runPage } from '../paginate.js';
 import type { DB, ProjectAliasesTable } from '../schema.js';
 

@@ -1,6 +1,6 @@
 // Project hooks (the URLs a project's events are delivered to).
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { PageRequest } from '../../domain/shared/page.js';
+import type { PageRequest } from '../../shared/page.js';
 import { runPage } from '../paginate.js';
 import type { DB, ProjectHooksTable } from '../schema.js';
 

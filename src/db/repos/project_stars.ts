@@ -1,7 +1,7 @@
 // Stars: which users starred which projects. projects.star_count moves with the rows in the same
 // transaction, and the unique (user, project) pair makes concurrent stars count once.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
 import type { DB, UsersTable } from '../schema.js';

@@ -1,7 +1,7 @@
 // Projects, their topics and redirects from old paths. A project's full path is its namespace's
 // full path plus its own path; full_path_lower is kept exact on rename and transfer.
 import { sql, type Expression, type Insertable, type Kysely, type RawBuilder, type Selectable, type SqlBool, type Transaction, type Updateable } from 'kysely';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { dialectOf, ilike, likeEscape } from '../dialect.js';
 import { whereCustomAttributes, type CustomAttributeFilter } from './custom_attributes.js';
 import { MAX_ID, runPage } from '../paginate.js';

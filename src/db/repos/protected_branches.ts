@@ -2,7 +2,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { DB, ProtectedBranchAccessLevelsTable, ProtectedBranchesTable } from '../schema.js';
 
 export type ProtectedBranchRow = Selectable<ProtectedBranchesTable>;

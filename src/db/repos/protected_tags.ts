@@ -1,7 +1,7 @@
 // Protected tags of a project and who may create them.
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { runPage } from '../paginate.js';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { DB, ProtectedTagCreateAccessLevelsTable, ProtectedTagsTable } from '../schema.js';
 
 export type ProtectedTagRow = Selectable<ProtectedTagsTable>;

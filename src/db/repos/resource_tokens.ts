@@ -1,7 +1,7 @@
 // Access tokens of groups and projects: the personal tokens of the bot users that are members
 // of the group or project, each with the bot's role there.
 import type { Kysely } from 'kysely';
-import type { PageRequest } from '../../domain/shared/page.js';
+import type { PageRequest } from '../../shared/page.js';
 import { runPage } from '../paginate.js';
 import type { DB } from '../schema.js';
 import type { SourceRef } from './members.js';

@@ -2,7 +2,7 @@
 // registration tokens of projects and groups, and the reads the job queue needs.
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { runPage } from '../paginate.js';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { CiRunnerManagersTable, CiRunnersTable, DB } from '../schema.js';
 import type { Db } from './ci_pipelines.js';
 import { nowDate } from '../../shared/clock.js';

@@ -1,7 +1,7 @@
 // Topics: one row per name (case-insensitive), and the project rows that carry them. A project's
 // topic rows keep the topic's name, so reading a project needs no join; a rename or merge rewrites them.
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { ilike, likeEscape } from '../dialect.js';
 import { runPage } from '../paginate.js';
 import type { DB, TopicsTable } from '../schema.js';

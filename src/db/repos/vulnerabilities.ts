@@ -3,7 +3,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
 import { dialectOf } from '../dialect.js';
 import { runPage } from '../paginate.js';
-import type { PageRequest, PageResult } from '../../domain/shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { DB, VulnerabilitiesTable, VulnerabilityFindingsTable, VulnerabilityIdentifiersTable, VulnerabilityScannersTable } from '../schema.js';
 import type { ArtifactRow } from './ci_artifacts.js';
 import { lockProjectRow } from './projects.js';

@@ -24,8 +24,8 @@ import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, payloadTooLarge, unauthorized, unprocessable, validation } from '../errors.js';
 import { findProjectAllowed } from '../projects/find.js';
 import { digest } from '../shared/secrets.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH, depthOf, parseAlertPayload } from './payload.js';
 import { canManageAlertIntegrations, canReadAlerts, canSendTestAlert, canUpdateAlerts } from './policy.js';
 

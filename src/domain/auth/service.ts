@@ -6,7 +6,7 @@ import { findUserById, findUserByIdOrUsername, type UserRow } from '../../db/rep
 import { isJobTokenShaped } from '../ci/job_token.js';
 import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.js';
 import { digest } from '../shared/secrets.js';
-import { nowIso, today } from '../shared/time.js';
+import { nowIso, today } from '../../shared/time.js';
 import { actingAs, isAdmin, type Actor } from './actor.js';
 import { getSettings } from '../settings/service.js';
 import { csrfTokenMatches } from '../tokens/sessions.js';
@@ -47,7 +47,7 @@ async function fromToken(c: Container, cred: Extract<Credential, { kind: 'token'
   const { value } = cred;
   if (cred.jobToken && isJobTokenShaped(value)) return fromJobToken(c, value);
   const d = digest(value);
-  // Kept for up to half a second: src/domain/shared/recent_reads.ts says why that stays correct.
+  // Kept for up to half a second: src/shared/recent_reads.ts says why that stays correct.
   const found = await c.authCache.read(d, () => findPatWithUserByDigest(c.db, d));
   if (found) {
     const { pat, user } = found;

@@ -14,8 +14,8 @@ import { selfAndAncestorIds } from '../members/policy.js';
 import { findProject } from '../projects/find.js';
 import { listGroupProjects } from '../projects/service.js';
 import { repositoryDir } from '../repository/service.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { canManageGroupBadges, canManageProjectBadges } from './policy.js';
 import { renderUrl, urlError, type PlaceholderValues } from './render.js';
 

@@ -26,7 +26,7 @@ import { checkRefUpdates, type RefUpdate } from '../repository/protection.js';
 import { moveRefs } from '../repository/ref_changes.js';
 import { repositoryDir } from '../repository/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { ensureCommitGraph } from '../repository/statistics.js';
 
 export const DELETE_MERGED_BRANCHES_JOB = 'delete_merged_branches';

@@ -11,7 +11,7 @@ import {
 } from '../../db/repos/ci_artifacts.js';
 import { deleteTraceChunks, deleteTraceTimes } from '../../db/repos/ci_traces.js';
 import { getSettings } from '../settings/service.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { traceBlobKey } from './traces.js';
 
 export type { ArtifactRow } from '../../db/repos/ci_artifacts.js';

@@ -17,7 +17,7 @@ import { olderPipelinesOfRef } from '../../db/repos/ci_pipeline_lists.js';
 import type { PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { resolveRevision } from '../../git/repository.js';
 import { repositoryDir } from '../repository/service.js';
-import { addSeconds, nowIso } from '../shared/time.js';
+import { addSeconds, nowIso } from '../../shared/time.js';
 import { cancelPipeline, jobPlan } from './state.js';
 
 /** The pipeline statuses auto-cancel looks at (the reference's alive_or_scheduled; not manual). */

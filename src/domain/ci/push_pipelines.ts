@@ -12,7 +12,7 @@ import { findUserById } from '../../db/repos/users.js';
 import { newestMessage, resolveRevision } from '../../git/repository.js';
 import type { JobInfo } from '../../queue/queue.js';
 import type { Actor } from '../auth/actor.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { createPipelineRecords } from './state.js';
 import { changedPathsBetween, findCiFile, planAndCreate, type ResolvedRef } from './pipelines.js';
 import { repositoryDir } from '../repository/service.js';

@@ -45,7 +45,7 @@ import { finishJob, jobPlan, promoteScheduledJobs, startJob, type JobOutcome } f
 import { foldTrace, traceText, TraceWriter } from './traces.js';
 import { flagOn } from '../../shared/trace_timestamps.js';
 import { jobVariableList } from './variables.js';
-import { Sleepers } from '../shared/sleepers.js';
+import { Sleepers } from '../../shared/sleepers.js';
 import { jobTimeoutSeconds } from './timeout.js';
 
 export interface RunnerOptions {

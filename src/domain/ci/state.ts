@@ -5,7 +5,7 @@
 import type { Container } from '../context.js';
 import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from '../../ci/status.js';
 import { pipelineCompleted } from '../vulnerabilities/findings.js';
-import { durationSeconds } from '../shared/duration.js';
+import { durationSeconds } from '../../shared/duration.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
   findCiJob, insertCiJob, latestJobsOfPipeline, replaceJobVariables, takePendingJob, transitionJob, updateJob, dueScheduledJobs, type JobRow,
@@ -18,7 +18,7 @@ import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { badRequest, forbidden } from '../errors.js';
 import { encryptSecret } from '../shared/encryption.js';
-import { addSeconds, nowIso } from '../shared/time.js';
+import { addSeconds, nowIso } from '../../shared/time.js';
 import { newJobToken } from './job_token.js';
 import { inTransaction } from '../../db/transaction.js';
 import { jobHookEvent, pipelineHookEvent } from '../hooks/events.js';

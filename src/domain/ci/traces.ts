@@ -10,7 +10,7 @@ import { deleteArtifactRow, findJobArtifact, upsertArtifact } from '../../db/rep
 import { deleteTraceChunks, deleteTraceTimes, insertTraceChunk, lastTraceSeq, traceChunksAfter } from '../../db/repos/ci_traces.js';
 import { now } from '../../shared/clock.js';
 import { JOB_STREAM, RUNNER_STREAM, stampHeader } from '../../shared/trace_timestamps.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 
 export const TRACE_FLUSH_MS = 1000;
 /** Output is flushed at once when this much is waiting; also the largest chunk row. */

@@ -12,8 +12,8 @@ import { conflict, forbidden, notFound, validation, type ValidationMessages } fr
 import { findGroup } from '../groups/find.js';
 import { findProject } from '../projects/find.js';
 import { decryptSecret, encryptSecret } from '../shared/encryption.js';
-import { mapPage, type PageRequest, type PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import { mapPage, type PageRequest, type PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { canManageGroupVariables, requireCiSettings } from './policy.js';
 
 export type VariableOwnerType = VariableOwner['type'];

@@ -14,7 +14,7 @@ import { notFound, recordNotFound, validation } from '../errors.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { findGroup } from '../groups/find.js';
 import { findProject } from '../projects/find.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import type { CustomAttributeView } from './lists.js';
 
 export type { CustomAttributeKind } from '../../db/repos/custom_attributes.js';

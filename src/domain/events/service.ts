@@ -19,8 +19,8 @@ import { invalidParams, notFound } from '../errors.js';
 import { ACCESS, authorizedScope, visibleLevelsFor } from '../members/policy.js';
 import { canReadCode } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { isDate, nowIso, today } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { isDate, nowIso, today } from '../../shared/time.js';
 import { canReadProfile } from '../users/policy.js';
 import { nowDate } from '../../shared/clock.js';
 

@@ -29,9 +29,9 @@ import {
   visibleLevelsFor,
   type VisibilityName,
 } from '../members/policy.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { newRegistrationToken, openRegistrationToken } from '../runners/registration_tokens.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { findGroup, withFullNames, type GroupView } from './find.js';
 import { nameErrors, pathErrors, rubyErrorsInspect } from './validation.js';
 import { customAttributeFilter, withCustomAttributes } from '../custom_attributes/lists.js';

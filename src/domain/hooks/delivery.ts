@@ -15,7 +15,7 @@ import type { DB, HookType } from '../../db/schema.js';
 import { OutboundRefused, redactedUrl, send, type OutboundPolicy } from '../../outbound/request.js';
 import { ANVIL_VERSION } from '../../version.js';
 import { decryptSecret } from '../shared/encryption.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { getSettings } from '../settings/service.js';
 import { failureState, isExecutable, successState } from './policy.js';
 import { now as clockNow, nowDate } from '../../shared/clock.js';

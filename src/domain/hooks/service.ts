@@ -12,8 +12,8 @@ import { requireAdmin, type Actor } from '../auth/actor.js';
 import { invalidHookUrl, notFound, recordNotFound, unprocessable } from '../errors.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { encryptSecret } from '../shared/encryption.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { deliveryHeaders, executeHook, loadHook, outboundPolicy, type AnyHook } from './delivery.js';
 import { SYSTEM_HOOK_SAMPLE } from './payloads.js';
 

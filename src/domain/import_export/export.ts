@@ -31,7 +31,7 @@ import { openStream, type StreamResponse } from '../../outbound/stream.js';
 import { OutboundFailed, OutboundRefused } from '../../outbound/request.js';
 import { outboundPolicy } from '../hooks/delivery.js';
 import { checkApiRateLimit, settingRule } from '../shared/rate_limit.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { ANVIL_REVISION, REFERENCE_API_LEVEL } from '../../version.js';
 import {
   badgeRecord, ciCdSettingsRecord, customAttributeRecord, memberRecord, pipelineRecord, projectAttributes, projectFeatureRecord, protectedBranchRecord,

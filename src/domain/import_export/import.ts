@@ -41,7 +41,7 @@ import { repositoryDir } from '../repository/service.js';
 import { scheduleRepositoryRefresh } from '../repository/statistics.js';
 import { getSettings } from '../settings/service.js';
 import { checkApiRateLimit, settingRule } from '../shared/rate_limit.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import type { IncomingFile } from '../projects/files.js';
 import { OutboundFailed, OutboundRefused, redactedUrl } from '../../outbound/request.js';
 import { insertBadge } from '../../db/repos/badges.js';

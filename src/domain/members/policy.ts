@@ -11,7 +11,7 @@ import {
 import { groupIdsAtOrBelowMemberships, groupMembershipsByPaths, groupMembershipsOf, membershipsIn, type SourceType } from '../../db/repos/members.js';
 import type { AuthorizedScope } from '../../db/repos/projects.js';
 import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
-import { today } from '../shared/time.js';
+import { today } from '../../shared/time.js';
 
 export const ACCESS = { NONE: 0, GUEST: 10, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;
 /** Levels a group membership may have; projects take the same set. */

@@ -6,8 +6,8 @@ import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { ACCESS, groupAccess } from '../members/policy.js';
 import { findNamespace } from './find.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { today } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { today } from '../../shared/time.js';
 
 export interface NamespaceView {
   row: NamespaceRow;

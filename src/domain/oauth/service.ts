@@ -11,7 +11,7 @@ import {
 import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { exactError } from '../errors.js';
 import { digest, randomToken } from '../shared/secrets.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { userByPassword } from '../auth/password.js';
 import { getSettings } from '../settings/service.js';
 import { PAT_SCOPES } from '../tokens/scopes.js';

@@ -3,7 +3,7 @@
 import type { Container } from '../context.js';
 import type { Actor } from '../auth/actor.js';
 import { badRequest, unauthorized } from '../errors.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import {
   createResourceToken,
   findResourceToken,

@@ -11,8 +11,8 @@ import { findProjectByFullPath } from '../../db/repos/projects.js';
 import { requireAdmin, type Actor } from '../auth/actor.js';
 import { recordNotFound, validation } from '../errors.js';
 import { pathErrors } from '../groups/validation.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { findProject } from './find.js';
 
 export async function listProjectAliases(c: Container, actor: Actor | null, page: PageRequest): Promise<PageResult<ProjectAliasRow>> {

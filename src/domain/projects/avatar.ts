@@ -6,7 +6,7 @@ import type { Container } from '../context.js';
 import { updateProject as updateProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound, validation } from '../errors.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { extensionOf, readStoredFile, safeFilename, type IncomingFile, type StoredFile } from './files.js';
 import { canAdminProject } from './policy.js';
 import { getProject, updateProject, type ProjectView, type UpdateProjectInput } from './service.js';

@@ -7,7 +7,7 @@ import { findProjectByFullPath, findProjectById, findProjectByRedirect, type Pro
 import type { Actor } from '../auth/actor.js';
 import { forbidden, notFound } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
-import { today } from '../shared/time.js';
+import { today } from '../../shared/time.js';
 import { accessFor, canReadProject, roleFromContext, type ProjectAccess } from './policy.js';
 import { liveLinksOfProjects, sharedAccessLevels } from './shared_access.js';
 

@@ -13,8 +13,8 @@ import {
 } from '../../db/repos/project_hooks.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, recordNotFound, unprocessable } from '../errors.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { inTransaction } from '../../db/transaction.js';
 import { deleteHookRecords, type HookLogRow } from '../../db/repos/hooks.js';
 import { checkHookUrl, encryptedToken, listHookLogs, resendHookLog, sendNow } from '../hooks/service.js';

@@ -7,7 +7,7 @@ import { liveHumanMembersOf } from '../../db/repos/project_members.js';
 import type { Actor } from '../auth/actor.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { recordEvent } from '../events/service.js';
-import { nowIso, today } from '../shared/time.js';
+import { nowIso, today } from '../../shared/time.js';
 import { canAdminProject } from './policy.js';
 import { findProject } from './find.js';
 

@@ -15,7 +15,7 @@ import { recordEvent } from '../events/service.js';
 import { projectSystemEvent } from '../hooks/events.js';
 import { getSettings } from '../settings/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
-import { nowIso, today } from '../shared/time.js';
+import { nowIso, today } from '../../shared/time.js';
 import { repositoryLanguages } from '../repository/languages.js';
 import { removeProjectRepository } from '../repository/service.js';
 import { isProjectOwner } from './policy.js';

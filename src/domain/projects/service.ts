@@ -38,9 +38,9 @@ import { findNamespace } from '../namespaces/find.js';
 import { pathErrors, rubyErrorsInspect } from '../groups/validation.js';
 import { getSettings } from '../settings/service.js';
 import { ACCESS, VISIBILITY, accessLevelInGroup, authorizedScope, visibilityName, visibleLevelsFor, type VisibilityName } from '../members/policy.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { newRegistrationToken, openRegistrationToken } from '../runners/registration_tokens.js';
-import { nowIso, today } from '../shared/time.js';
+import { nowIso, today } from '../../shared/time.js';
 import {
   accessFor,
   canAdminProject,

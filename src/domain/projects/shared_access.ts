@@ -8,7 +8,7 @@ import { liveLinksOf, type ProjectGroupLinkRow } from '../../db/repos/project_gr
 import type { Actor } from '../auth/actor.js';
 import { withFullNames } from '../groups/find.js';
 import { accessLevelsInNamespaces, groupAccess } from '../members/policy.js';
-import { today } from '../shared/time.js';
+import { today } from '../../shared/time.js';
 
 /** The live links of these projects to groups (one read that both functions below take). */
 export const liveLinksOfProjects = (c: Container, projectIds: number[]): Promise<ProjectGroupLinkRow[]> => liveLinksOf(c.db, projectIds, today());

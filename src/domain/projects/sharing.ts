@@ -7,7 +7,7 @@ import { deleteGroupLink, findGroupLink, insertGroupLink, type ProjectGroupLinkR
 import type { Actor } from '../auth/actor.js';
 import { apiError, conflict, exactError, forbidden, invalidParams, notFound } from '../errors.js';
 import { groupAccess } from '../members/policy.js';
-import { isDate, nowIso } from '../shared/time.js';
+import { isDate, nowIso } from '../../shared/time.js';
 import { canAdminProject } from './policy.js';
 import { findProject } from './find.js';
 

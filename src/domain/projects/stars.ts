@@ -4,8 +4,8 @@ import { findProjectById } from '../../db/repos/projects.js';
 import { addStar, pageStarrers, removeStar, type StarrerRow } from '../../db/repos/project_stars.js';
 import { isAdmin, type Actor } from '../auth/actor.js';
 import { notFound, notModified } from '../errors.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { listWith, profileOwner, view, type ListProjectsInput, type ProjectView } from './service.js';
 import { findProject } from './find.js';
 

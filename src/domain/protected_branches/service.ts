@@ -22,8 +22,8 @@ import { canAdminProject, projectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
 import { getSettings } from '../settings/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { HUMAN_ACCESS_LEVELS, type AccessKind, type AccessSpec } from './policy.js';
 
 export interface AccessEntryView {

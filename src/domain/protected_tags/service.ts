@@ -7,8 +7,8 @@ import type { Actor } from '../auth/actor.js';
 import { recordNotFound, unprocessable } from '../errors.js';
 import { accessEntriesFromParams, entryDescriber, managedProject, type AccessEntryView, type AccessRequest } from '../protected_branches/service.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 
 export interface ProtectedTagView {
   row: ProtectedTagRow;

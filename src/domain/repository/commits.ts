@@ -23,7 +23,7 @@ import type { Actor } from '../auth/actor.js';
 import { apiError, forbidden, invalidParams, notFound } from '../errors.js';
 import { canPushCode, canReadCode, ensureWritable, type ProjectAccess } from '../projects/policy.js';
 import { findProject } from '../projects/find.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { canPushToBranch, loadProtection } from '../protected_branches/policy.js';
 import { checkRefUpdates } from './protection.js';
 import { moveRefs } from './ref_changes.js';

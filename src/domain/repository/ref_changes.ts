@@ -32,7 +32,7 @@ import { actingAs, type Actor } from '../auth/actor.js';
 import { enqueuePushPipelines } from '../ci/push_pipelines.js';
 import { recordEvent, type NewEvent, type PushData } from '../events/service.js';
 import { getSettings } from '../settings/service.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import type { RefUpdate } from './protection.js';
 import { repositoryDir } from './service.js';
 import { scheduleRepositoryRefresh } from './statistics.js';

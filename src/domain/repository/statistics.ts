@@ -15,7 +15,7 @@ import {
 import { hasCommitGraph, writeCommitGraph } from '../../git/commit_graph.js';
 import { treeLanguages } from '../../git/languages.js';
 import { countCommits, repositorySize, packRefs } from '../../git/repository.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { repositoryDir } from './service.js';
 
 export const REPOSITORY_REFRESH_JOB = 'repository_refresh';

@@ -10,7 +10,7 @@ import { apiError, forbidden, notFound } from '../errors.js';
 import { canDeleteProtectedBranch, canPushCode } from '../projects/policy.js';
 import { isProtectedTag, loadTagProtection, type TagProtectionSet } from '../protected_tags/policy.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { readableRepository, type RepositoryRef } from './commits.js';
 import { checkRefUpdates, type RefUpdate } from './protection.js';

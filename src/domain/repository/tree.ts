@@ -4,7 +4,7 @@ import { lastCommitsFor } from '../../git/log.js';
 import { listTree as lsTree, readCommit, readCommitsBySha, type CommitInfo, type TreeEntry } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
 import { notFound } from '../errors.js';
-import { COUNT_CAP, type PageRequest, type PageResult } from '../shared/page.js';
+import { COUNT_CAP, type PageRequest, type PageResult } from '../../shared/page.js';
 import { readableRepository, type CommitView } from './commits.js';
 
 export interface TreeInput {

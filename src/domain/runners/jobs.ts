@@ -23,7 +23,7 @@ import { foldTrace, TraceWriter, traceText } from '../ci/traces.js';
 import { getSettings } from '../settings/service.js';
 import { badRequest, forbidden, invalidParams, notFound, payloadTooLarge } from '../errors.js';
 import { digest } from '../shared/secrets.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { now as clockNow, nowDate } from '../../shared/clock.js';
 import { FAILURE_REASONS } from './payload.js';
 

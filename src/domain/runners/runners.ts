@@ -8,7 +8,7 @@ import {
 } from '../../db/repos/runners.js';
 import { forbidden, invalidParams, validation } from '../errors.js';
 import { digest, randomToken } from '../shared/secrets.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { now as clockNow } from '../../shared/clock.js';
 import { inTransaction } from '../../db/transaction.js';
 import { BUILT_IN_RUNNER_ID } from '../ci/built_in_runner.js';

@@ -6,7 +6,7 @@ import type { Container } from '../context.js';
 import type { Actor } from '../auth/actor.js';
 import { listProjects, type ProjectView } from '../projects/service.js';
 import { getSettings } from '../settings/service.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { checkRateLimit } from '../shared/rate_limit.js';
 import { listUsers, type UserView } from '../users/service.js';
 

@@ -10,7 +10,7 @@ import { ensureSettingsRow, findSettingsRow, findSettingsVersion, writeSettingsR
 import type { Actor } from '../auth/actor.js';
 import { conflict } from '../errors.js';
 import { decryptSecret, encryptSecret } from '../shared/encryption.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import {
   SETTING_NAMES,
   STORED_NAMES,

@@ -3,7 +3,7 @@
 // validations on the values after the update (400 `{"message": {"field": ["…"]}}`).
 import net from 'node:net';
 import { invalidParams, validation } from '../errors.js';
-import { durationSeconds, parseDuration } from '../shared/duration.js';
+import { durationSeconds, parseDuration } from '../../shared/duration.js';
 import { REPOSITORY_STORAGES, SETTING_NAMES, defOf, type Bound, type SettingName, type Settings } from './definitions.js';
 
 export type SettingsInput = Partial<Record<SettingName, unknown>>;

@@ -1,7 +1,7 @@
 // Token creation for the command line (no actor: whoever runs the CLI owns the data dir).
 import type { Container } from '../context.js';
 import { findUserByUsername } from '../../db/repos/users.js';
-import { isDate } from '../shared/time.js';
+import { isDate } from '../../shared/time.js';
 import { PAT_SCOPES } from './scopes.js';
 import { issueToken } from './service.js';
 

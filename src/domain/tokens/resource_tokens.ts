@@ -10,8 +10,8 @@ import { findUserByEmail, findUserByUsername } from '../../db/repos/users.js';
 import type { Actor } from '../auth/actor.js';
 import { badRequest, invalidParams, notFound } from '../errors.js';
 import { ACCESS } from '../members/policy.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { isDate, nowIso, today } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { isDate, nowIso, today } from '../../shared/time.js';
 import { createUserRecord } from '../users/service.js';
 import { issueToken } from './service.js';
 

@@ -14,9 +14,9 @@ import {
 import { findUserById } from '../../db/repos/users.js';
 import { isAdmin, requireAdmin, type Actor } from '../auth/actor.js';
 import { badRequest, forbidden, invalidParams, methodNotAllowed, notFound, validation } from '../errors.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { digest, randomToken } from '../shared/secrets.js';
-import { isDate, nowIso, today } from '../shared/time.js';
+import { isDate, nowIso, today } from '../../shared/time.js';
 import { canManageToken, selfScopesFor } from './policy.js';
 import { PAT_SCOPES } from './scopes.js';
 

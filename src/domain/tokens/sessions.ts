@@ -6,7 +6,7 @@ import { deleteSessionByDigest, findSessionByDigest, insertSession, setSessionAd
 import { findUserById } from '../../db/repos/users.js';
 import { userByPassword } from '../auth/password.js';
 import { digest, randomToken } from '../shared/secrets.js';
-import { addSeconds, nowIso } from '../shared/time.js';
+import { addSeconds, nowIso } from '../../shared/time.js';
 
 /** A week, as the reference's default session lifetime. */
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;

@@ -11,9 +11,9 @@ import { requireAdmin, type Actor } from '../auth/actor.js';
 import { apiError, notFound, recordNotFound, validation, type ValidationMessages } from '../errors.js';
 import { avatarErrors } from '../projects/avatar.js';
 import { readStoredFile, safeFilename, type IncomingFile, type StoredFile } from '../projects/files.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 
 export type { TopicWithCount };
 

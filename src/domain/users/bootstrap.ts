@@ -6,7 +6,7 @@ import { insertPat } from '../../db/repos/tokens.js';
 import { countUsers } from '../../db/repos/users.js';
 import { digest, randomToken } from '../shared/secrets.js';
 import { TOKEN_PREFIX } from '../tokens/service.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { createUserRecord } from './service.js';
 
 export const ROOT_TOKEN_SCOPES = ['api', 'read_user', 'sudo', 'admin_mode'];

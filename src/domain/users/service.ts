@@ -21,10 +21,10 @@ import {
 } from '../../db/repos/users.js';
 import { isAdmin, requireAdmin, type Actor } from '../auth/actor.js';
 import { conflict, forbidden, invalidParams, notFound, unauthorized, validation } from '../errors.js';
-import { type PageRequest, type PageResult } from '../shared/page.js';
+import { type PageRequest, type PageResult } from '../../shared/page.js';
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { hashPassword, randomToken } from '../shared/secrets.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import { inTransaction } from '../../db/transaction.js';
 import { userSystemEvent } from '../hooks/events.js';
 import { getSettings } from '../settings/service.js';

@@ -10,7 +10,7 @@ import { SECURITY_REPORT_TYPES, SecurityReportError, parseSecurityReport, type R
 import { findPipeline, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import { findProjectById } from '../../db/repos/projects.js';
 import { ingestFindings, reportArtifactsOfPipeline, type IngestedFinding } from '../../db/repos/vulnerabilities.js';
-import { nowIso } from '../shared/time.js';
+import { nowIso } from '../../shared/time.js';
 import crypto from 'node:crypto';
 
 export const INGEST_SECURITY_REPORTS_JOB = 'security_ingest_reports';

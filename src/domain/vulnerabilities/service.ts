@@ -22,8 +22,8 @@ import type { Actor } from '../auth/actor.js';
 import { forbidden, notModified, recordNotFound, validation } from '../errors.js';
 import type { ProjectAccess } from '../projects/policy.js';
 import { findProject, findProjectAllowed } from '../projects/find.js';
-import type { PageRequest, PageResult } from '../shared/page.js';
-import { nowIso } from '../shared/time.js';
+import type { PageRequest, PageResult } from '../../shared/page.js';
+import { nowIso } from '../../shared/time.js';
 import { SEVERITY_LEVELS, CONFIDENCE_LEVELS } from '../../ci/reports/security.js';
 
 export { SEVERITY_LEVELS, CONFIDENCE_LEVELS };

@@ -1,4 +1,4 @@
-import { now as clockNow, nowDate } from '../../shared/clock.js';
+import { now as clockNow, nowDate } from './clock.js';
 
 /** ISO 8601 UTC with milliseconds: the one timestamp format Anvil stores and returns. */
 export const nowIso = (): string => nowDate().toISOString();
