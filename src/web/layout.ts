@@ -31,7 +31,7 @@ ${s.csrf ? html`<meta name="csrf-token" content="${s.csrf}">` : ''}
   <a class="brand" href="/">Anvil</a>
   <nav aria-label="Site">
     <ul>
-      ${s.viewer ? html`<li><a href="/dashboard/projects">Projects</a></li><li><a href="/projects/new">New project</a></li><li><a href="/groups/new">New group</a></li>` : ''}
+      ${s.viewer ? html`<li><a href="/dashboard/projects">Projects</a></li><li><a href="/dashboard/groups">Groups</a></li><li><a href="/projects/new">New project</a></li><li><a href="/groups/new">New group</a></li>` : ''}
       <li><a href="/explore/projects">Explore</a></li>
       ${s.viewer?.is_admin ? html`<li><a href="/admin">Admin</a></li>` : ''}
     </ul>

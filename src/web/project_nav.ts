@@ -32,7 +32,7 @@ const ENTRIES: NavEntry[] = [
 export function projectNav(project: any, access: number, current: string | undefined): Html {
   const base = `/${encodePath(project.path_with_namespace)}`;
   return html`<nav class="aside" aria-label="Project">
-  <p class="aside-title"><a href="${base}">${project.name_with_namespace}</a></p>
+  <p class="aside-title">${project.namespace ? html`<a href="${namespacePath(project.namespace)}">${project.namespace.name}</a> / ` : ''}<a href="${base}">${project.name}</a></p>
   <ul>
     ${ENTRIES.filter((e) => access >= e.minAccess).map((e) => {
       const rest = e.href(project);
@@ -42,6 +42,9 @@ export function projectNav(project: any, access: number, current: string | undef
   </ul>
 </nav>`;
 }
+
+/** A namespace's page: a group's at /groups/<path>, a user's at /<username>. */
+const namespacePath = (ns: { kind: string; full_path: string }): string => (ns.kind === 'group' ? `/groups/${encodePath(ns.full_path)}` : `/${encodePath(ns.full_path)}`);
 
 /** The visitor's access level from the project's `permissions` (an administrator counts as owner). */
 export function accessOf(project: any, isAdmin: boolean): number {

@@ -1,8 +1,8 @@
-// Pages outside any project: the dashboard, explore, a new project.
+// Pages outside any project: the dashboard (projects, groups), explore (projects, groups), a new project.
 import { html } from '../html.js';
 import { pagerOf } from '../api.js';
 import { SignInRequired, type SitePage } from '../page.js';
-import { pageNumber, pagerLinks, projectList } from '../views/lists.js';
+import { groupList, pageNumber, pagerLinks, projectList } from '../views/lists.js';
 
 export const sitePages: SitePage[] = [
   {
@@ -20,13 +20,40 @@ export const sitePages: SitePage[] = [
     },
   },
   {
+    path: '/dashboard/groups',
+    async handler(ctx) {
+      if (!ctx.viewer) throw new SignInRequired();
+      const page = pageNumber(ctx.query);
+      // the groups the viewer is a member of, as the reference's "Your groups"
+      const a = await ctx.api.get(`/groups?min_access_level=10&order_by=name&sort=asc&per_page=20&page=${page}`);
+      return {
+        title: 'Groups',
+        body: html`<div class="toolbar"><h1>Your groups</h1><a class="button primary" href="/groups/new">New group</a></div>
+${groupList(a.body ?? [], 'You are not a member of any group yet.')}
+${pagerLinks(pagerOf(a), (n) => `/dashboard/groups?page=${n}`)}
+<p><a href="/explore/groups">Explore groups</a></p>`,
+      };
+    },
+  },
+  {
     path: '/explore/projects',
     async handler(ctx) {
       const page = pageNumber(ctx.query);
       const a = await ctx.api.get(`/projects?order_by=last_activity_at&per_page=20&page=${page}`);
       return {
         title: 'Explore projects',
-        body: html`<h1>Explore projects</h1>${projectList(a.body ?? [])}${pagerLinks(pagerOf(a), (n) => `/explore/projects?page=${n}`)}`,
+        body: html`<h1>Explore projects</h1>${exploreTabs('projects')}${projectList(a.body ?? [])}${pagerLinks(pagerOf(a), (n) => `/explore/projects?page=${n}`)}`,
+      };
+    },
+  },
+  {
+    path: '/explore/groups',
+    async handler(ctx) {
+      const page = pageNumber(ctx.query);
+      const a = await ctx.api.get(`/groups?all_available=true&order_by=name&sort=asc&per_page=20&page=${page}`);
+      return {
+        title: 'Explore groups',
+        body: html`<h1>Explore groups</h1>${exploreTabs('groups')}${groupList(a.body ?? [])}${pagerLinks(pagerOf(a), (n) => `/explore/groups?page=${n}`)}`,
       };
     },
   },
@@ -63,6 +90,11 @@ export const sitePages: SitePage[] = [
     },
   },
 ];
+
+function exploreTabs(current: 'projects' | 'groups') {
+  const tab = (name: typeof current, label: string) => html`<a class="button" href="/explore/${name}"${name === current ? html` aria-current="page"` : ''}>${label}</a>`;
+  return html`<nav class="toolbar" aria-label="Explore">${tab('projects', 'Projects')}${tab('groups', 'Groups')}</nav>`;
+}
 
 async function dashboard(ctx: Parameters<SitePage['handler']>[0]) {
   const page = pageNumber(ctx.query);

@@ -1,4 +1,4 @@
-// Lists several pages show: projects, and the pager under any list.
+// Lists several pages show: projects, groups, and the pager under any list.
 import { html, type Html } from '../html.js';
 import type { Pager } from '../api.js';
 import { when } from './common.js';
@@ -14,6 +14,22 @@ export function projectList(projects: any[], empty = 'No projects yet.'): Html {
     <td><a href="${sitePath(p.web_url)}">${p.name_with_namespace}</a>${p.description ? html`<br><span class="muted">${p.description}</span>` : ''}</td>
     <td>${p.visibility ?? ''}</td>
     <td>${when(p.last_activity_at)}</td>
+  </tr>`,
+  )}
+  </tbody>
+</table>`;
+}
+
+export function groupList(groups: any[], empty = 'No groups yet.'): Html {
+  if (groups.length === 0) return html`<p class="muted">${empty}</p>`;
+  return html`<table>
+  <caption class="visually-hidden">Groups</caption>
+  <thead><tr><th scope="col">Group</th><th scope="col">Visibility</th></tr></thead>
+  <tbody>
+  ${groups.map(
+    (g) => html`<tr>
+    <td><a href="${sitePath(g.web_url)}">${g.full_name}</a>${g.description ? html`<br><span class="muted">${g.description}</span>` : ''}</td>
+    <td>${g.visibility ?? ''}</td>
   </tr>`,
   )}
   </tbody>
