@@ -835,7 +835,73 @@ export interface CiTriggersTable {
   updated_at: string;
 }
 
+export interface MergeRequestsTable {
+  id: Generated<number>;
+  /** The target project (where the request lives and merges). */
+  project_id: number;
+  iid: number;
+  source_project_id: number;
+  source_branch: string;
+  target_branch: string;
+  title: string;
+  description: string | null;
+  state: Default<string>; // opened | closed | merged | locked
+  author_id: number;
+  milestone_id: number | null;
+  merge_status: Default<string>; // unchecked | checking | can_be_merged | cannot_be_merged | cannot_be_merged_recheck
+  merge_error: string | null;
+  merge_commit_sha: string | null;
+  squash_commit_sha: string | null;
+  squash: Default<Bool>;
+  force_remove_source_branch: Default<Bool>;
+  should_remove_source_branch: Bool | null;
+  discussion_locked: Bool | null;
+  allow_collaboration: Default<Bool>;
+  merge_when_pipeline_succeeds: Default<Bool>;
+  /** JSON: what a merge waiting for its pipeline was asked ({sha, squash, messages, should_remove_source_branch}) */
+  merge_params: string | null;
+  merge_user_id: number | null;
+  merged_by_id: number | null;
+  merged_at: string | null;
+  closed_by_id: number | null;
+  closed_at: string | null;
+  head_pipeline_id: number | null;
+  latest_diff_id: number | null;
+  time_estimate: Default<number>;
+  total_time_spent: Default<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MergeRequestUsersTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  user_id: number;
+  created_at: string;
+}
+
+export interface MergeRequestReviewersTable extends MergeRequestUsersTable {
+  state: Default<string>;
+}
+
+export interface MergeRequestDiffsTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  state: string; // collected | empty
+  base_commit_sha: string | null;
+  head_commit_sha: string;
+  start_commit_sha: string | null;
+  /** Files changed, as the reference shows it ('1000+' past the cap). */
+  real_size: string | null;
+  commits_count: Default<number>;
+  created_at: string;
+}
+
 export interface DB {
+  merge_requests: MergeRequestsTable;
+  merge_request_assignees: MergeRequestUsersTable;
+  merge_request_reviewers: MergeRequestReviewersTable;
+  merge_request_diffs: MergeRequestDiffsTable;
   project_exports: ProjectExportsTable;
   project_imports: ProjectImportsTable;
   ref_change_intents: RefChangeIntentsTable;

@@ -34,6 +34,7 @@ import * as m110 from './110_runners_token_digest.js';
 import * as m100 from './100_import_runs.js';
 import * as m101 from './101_ref_change_intents.js';
 import * as m117 from './117_ci_trace_times.js';
+import * as m130 from './130_merge_requests.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '100_import_runs': m100,
   '101_ref_change_intents': m101,
   '117_ci_trace_times': m117,
+  '130_merge_requests': m130,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -125,3 +125,14 @@ export async function canPushToBranch(c: Container, who: Pusher | null, project:
 export function developersCan(set: ProtectionSet, branch: string, kind: 'push' | 'merge'): boolean {
   return entriesFor(set, matchingRules(set, branch), kind).some((e) => e.access_level === ACCESS.DEVELOPER);
 }
+
+/**
+ * The reference's UserAccess#can_merge_to_branch?: as can_push_to_branch?, with the merge entries
+ * of a protected branch (who may accept a merge request into it).
+ */
+export async function canMergeToBranch(c: Container, who: Pusher | null, project: ProjectRow, set: ProtectionSet, branch: string): Promise<boolean> {
+  if (!who || project.archived === 1) return false;
+  const rules = matchingRules(set, branch);
+  if (rules.length === 0) return canPushCode(project, who.access);
+  return anyEntryAllows(c, who, entriesFor(set, rules, 'merge'));
+}

@@ -35,6 +35,12 @@ export interface RefCheckOptions {
    * through the API, as the reference allows it only from the web/API. Default 'git' (stricter).
    */
   via?: 'web' | 'git';
+  /**
+   * The change is a merge request's merge: on a protected branch the merge entries decide instead
+   * of the push entries (the reference's can_merge_to_branch?), and code owners approve through
+   * the request rather than the push.
+   */
+  merge?: boolean;
 }
 
 /** The reference's git check messages (lib/gitlab/checks/branch_check.rb). */
@@ -99,7 +105,7 @@ export async function checkRefUpdates(c: Container, actor: Actor, project: Proje
     if (rules.length === 0) continue;
 
     if (u.force && !deletion && !creation && !rules.some((r) => r.allow_force_push === 1)) throw pushRefused(REF_MESSAGES.forcePushProtected);
-    const canPush = await anyEntryAllows(c, who, entriesFor(set, rules, 'push'));
+    const canPush = await anyEntryAllows(c, who, entriesFor(set, rules, opts.merge && !creation && !deletion ? 'merge' : 'push'));
 
     if (creation) {
       if (!canPush) {
@@ -117,7 +123,7 @@ export async function checkRefUpdates(c: Container, actor: Actor, project: Proje
     }
     if (!canPush) throw pushRefused(REF_MESSAGES.pushProtected);
 
-    if (rules.some((r) => r.code_owner_approval_required === 1)) {
+    if (!opts.merge && rules.some((r) => r.code_owner_approval_required === 1)) {
       const paths = u.changedPaths ?? (await diffPaths(dir, u.oldSha, u.newSha, u.objectEnv)) ?? [];
       const matched = await codeOwnerMatches(dir, u.oldSha, paths);
       if (matched.length) throw pushRefused(codeOwnersMessage(matched));

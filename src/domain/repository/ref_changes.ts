@@ -5,7 +5,8 @@
 //   event for them instead;
 // - the project's last_activity_at;
 // - a refresh of the cached repository figures (statistics, languages);
-// - the announcement to the hook deliverer (`announceRefChanges`) and the push pipelines.
+// - the announcement to the hook deliverer (`announceRefChanges`), the push pipelines and the
+//   refresh of the merge requests from and into the branches that moved.
 //
 // Exactly once, even when the process dies between moving the refs and publishing them: BEFORE the
 // refs move, the change is written down as an intent (`recordRefChangeIntent`) with a recovery job
@@ -31,6 +32,7 @@ import { now as clockNow } from '../../shared/clock.js';
 import { actingAs, type Actor } from '../auth/actor.js';
 import { enqueuePushPipelines } from '../ci/push_pipelines.js';
 import { recordEvent, type NewEvent, type PushData } from '../events/service.js';
+import { enqueueMergeRequestRefresh } from '../merge_requests/refresh.js';
 import { getSettings } from '../settings/service.js';
 import { nowIso } from '../../shared/time.js';
 import type { RefUpdate } from './protection.js';
@@ -159,6 +161,7 @@ export async function publishRefChanges(c: Container, actor: Actor, project: Pro
     await scheduleRepositoryRefresh({ ...c, db: tx }, project.id, tx);
     await announceRefChanges(c, actor, project, changes, tx);
     await enqueuePushPipelines(c, actor, project, changes, tx);
+    await enqueueMergeRequestRefresh(c, actor.user.id, project, changes, tx);
     if (jobId !== null) await c.queue.cancelQueued(jobId, tx);
     return true;
   });
