@@ -897,6 +897,116 @@ export interface MergeRequestDiffsTable {
   created_at: string;
 }
 
+/** Labels of a project or of a group (migration 150). */
+export interface LabelsTable {
+  id: Generated<number>;
+  project_id: number | null;
+  group_id: number | null;
+  title: string;
+  color: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A label's priority in one project (migration 150). */
+export interface LabelPrioritiesTable {
+  id: Generated<number>;
+  project_id: number;
+  label_id: number;
+  priority: number;
+}
+
+/** A label on an issue or a merge request (migration 150). */
+export interface LabelLinksTable {
+  id: Generated<number>;
+  label_id: number;
+  target_type: string; // Issue | MergeRequest
+  target_id: number;
+  created_at: string;
+}
+
+/** Who follows a label, an issue or a merge request (migration 150). */
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  subscribable_type: string; // Label | Issue | MergeRequest
+  subscribable_id: number;
+  project_id: Default<number>; // 0: not for one project
+  subscribed: Bool;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Milestones of a project or of a group (migration 150). */
+export interface MilestonesTable {
+  id: Generated<number>;
+  project_id: number | null;
+  group_id: number | null;
+  iid: number;
+  title: string;
+  description: string | null;
+  state: Default<string>; // active | closed
+  due_date: string | null;
+  start_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Issues (migration 151). */
+export interface IssuesTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  author_id: number | null;
+  state: Default<string>; // opened | closed
+  issue_type: Default<string>; // issue | incident | test_case
+  confidential: Default<Bool>;
+  discussion_locked: Bool | null;
+  due_date: string | null;
+  milestone_id: number | null;
+  weight: number | null;
+  time_estimate: Default<number>;
+  relative_position: number | null;
+  closed_at: string | null;
+  closed_by_id: number | null;
+  moved_to_id: number | null;
+  duplicated_to_id: number | null;
+  updated_by_id: number | null;
+  last_edited_at: string | null;
+  last_edited_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IssueAssigneesTable {
+  issue_id: number;
+  user_id: number;
+}
+
+export interface IssueLinksTable {
+  id: Generated<number>;
+  source_id: number;
+  target_id: number;
+  link_type: Default<string>; // relates_to | blocks
+  created_at: string;
+  updated_at: string;
+}
+
+/** Time spent on an issue or a merge request (migration 151). */
+export interface TimelogsTable {
+  id: Generated<number>;
+  target_type: string; // Issue | MergeRequest
+  target_id: number;
+  user_id: number | null;
+  time_spent: number;
+  spent_at: string;
+  summary: string | null;
+  created_at: string;
+}
+
 export interface DB {
   merge_requests: MergeRequestsTable;
   merge_request_assignees: MergeRequestUsersTable;
@@ -914,6 +1024,15 @@ export interface DB {
   alert_integrations: AlertIntegrationsTable;
   alerts: AlertsTable;
   badges: BadgesTable;
+  labels: LabelsTable;
+  label_priorities: LabelPrioritiesTable;
+  label_links: LabelLinksTable;
+  subscriptions: SubscriptionsTable;
+  milestones: MilestonesTable;
+  issues: IssuesTable;
+  issue_assignees: IssueAssigneesTable;
+  issue_links: IssueLinksTable;
+  timelogs: TimelogsTable;
   ci_pipelines: CiPipelinesTable;
   ci_pipeline_variables: CiPipelineVariablesTable;
   ci_pipeline_schedules: CiPipelineSchedulesTable;

@@ -142,6 +142,8 @@ export interface ParamRules {
   atLeastOneOf?: readonly (readonly string[])[];
   /** At most one parameter of each list may be given. */
   mutuallyExclusive?: readonly (readonly string[])[];
+  /** Exactly one parameter of each list must be given. */
+  exactlyOneOf?: readonly (readonly string[])[];
 }
 
 /** Grape's `allow_blank: false` on a string: empty or only spaces is refused (`<name> is empty`). */
@@ -176,6 +178,11 @@ export function parseParams<T>(schema: TObject, raw: Record<string, unknown>, ru
   }
   for (const names of rules.atLeastOneOf ?? []) {
     if (!names.some((n) => given.has(n))) errors.push(`${names.join(', ')} are missing, at least one parameter must be provided`);
+  }
+  for (const names of rules.exactlyOneOf ?? []) {
+    const sent = names.filter((n) => given.has(n));
+    if (sent.length === 0) errors.push(`${names.join(', ')} are missing, exactly one parameter must be provided`);
+    else if (sent.length > 1) errors.push(`${sent.join(', ')} are mutually exclusive`);
   }
   for (const names of rules.mutuallyExclusive ?? []) {
     const both = names.filter((n) => given.has(n));

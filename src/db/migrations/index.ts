@@ -35,6 +35,8 @@ import * as m100 from './100_import_runs.js';
 import * as m101 from './101_ref_change_intents.js';
 import * as m117 from './117_ci_trace_times.js';
 import * as m130 from './130_merge_requests.js';
+import * as m150 from './150_labels_milestones.js';
+import * as m151 from './151_issues.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -72,6 +74,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '101_ref_change_intents': m101,
   '117_ci_trace_times': m117,
   '130_merge_requests': m130,
+  '150_labels_milestones': m150,
+  '151_issues': m151,
 };
 
 class CodeMigrationProvider implements MigrationProvider {
