@@ -2,7 +2,8 @@
 // pipelines list's stage icons, live rows and ticking durations; a job log's line anchors, search
 // and the pipeline's other jobs beside it; a manual job run with a variable that reaches its log;
 // a failed job retried from the graph; a bridge's page and a child pipeline linked both ways; a
-// pipeline run with variables; deleting a pipeline, offered to its owner and not to a developer.
+// pipeline run with variables; a developer offered no action on a protected branch's pipeline and
+// cancel ("Pipeline canceled.") on their branch's; deleting a pipeline, offered to its owner only.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -28,6 +29,9 @@ deploy:
   stage: test
   when: manual
   script: echo "GREETING is $GREETING and OTHER is $OTHER"
+release-notes-for-the-customer-facing-documentation-portal-and-its-mirrors:
+  stage: test
+  script: echo long
 child:
   stage: test
   trigger:
@@ -231,11 +235,39 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(vars.map((v: any) => [v.key, v.value, v.variable_type]).sort(), [['RUN_FILE', 'file body', 'file'], ['RUN_VAR', 'from the list', 'env_var']]);
     });
 
-    it('the owner deletes a pipeline after confirming; the API no longer has it; a developer is not offered it', async () => {
+    it("a developer is offered no action the API refuses: none on the protected main's pipeline, retry and cancel on a branch's", async () => {
       await as(dave);
       await page.goto(new URL(pipeline.web_url).pathname);
-      await page.getByRole('button', { name: 'Retry flaky' }).waitFor();
+      await page.locator('.job-node[data-job-name="flaky"]').waitFor();
+      for (const name of ['Retry flaky', 'Retry', 'Cancel pipeline', 'Delete']) assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, name);
+      assert.equal((await s.api('POST', `/projects/${project.id}/pipelines/${pipeline.id}/retry`, undefined, dave.token)).status, 403);
+      assert.equal((await s.api('POST', `/projects/${project.id}/repository/branches`, { branch: 'topic', ref: 'main' }, dave.token)).status, 201);
+      const mine = (await s.api('POST', `/projects/${project.id}/pipeline`, { ref: 'topic' }, dave.token)).body;
+      await page.goto(new URL(mine.web_url).pathname);
+      await page.getByRole('button', { name: 'Cancel pipeline' }).click();
+      await page.getByRole('status').getByText('Pipeline canceled.').waitFor();
+      assert.equal((await s.api('GET', `/projects/${project.id}/pipelines/${mine.id}`, undefined, dave.token)).body.status, 'canceled');
+      await page.getByRole('button', { name: 'Retry', exact: true }).waitFor();
       assert.equal(await page.getByRole('button', { name: 'Delete' }).count(), 0);
+    });
+
+    it("a job with a long name: its page fits a 390 px phone", async () => {
+      const long = await waitFor('the long job to finish', async () => {
+        const j = (await jobsOf(pipeline.id)).find((x) => x.name.startsWith('release-notes'));
+        return j && j.status === 'success' ? j : null;
+      }, 60_000);
+      const phone = await browser.newContext({ baseURL: s.url, viewport: { width: 390, height: 800 } });
+      const p = await phone.newPage();
+      await signIn(p, s.url, 'alice', alice.password);
+      await p.goto(new URL(long.web_url).pathname);
+      await p.getByRole('heading', { level: 1 }).waitFor();
+      const wide = await p.evaluate(() => document.documentElement.scrollWidth);
+      const culprits = await p.evaluate(() => Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > 392).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().width)}`).slice(0, 12).join('; '));
+      assert.ok(wide <= 390, `the job page is ${wide} px wide: ${culprits}`);
+      await phone.close();
+    });
+
+    it('the owner deletes a pipeline after confirming; the API no longer has it', async () => {
       await as(alice);
       const other = (await s.api('POST', `/projects/${project.id}/pipeline`, { ref: 'main' }, alice.token)).body;
       await s.api('POST', `/projects/${project.id}/pipelines/${other.id}/cancel`, undefined, alice.token);

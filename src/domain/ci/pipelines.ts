@@ -32,7 +32,7 @@ import { deletePipelineBlobs } from './artifacts.js';
 import { cancelRedundantPipelines } from './auto_cancel.js';
 import { overRateLimit, settingRule } from '../shared/rate_limit.js';
 import {
-  canUpdateRef, requireCiWrite, type CiAccess, requirePipelineDelete, requirePipelineList, requirePipelineRead, requireCiRead,
+  canUpdateRef, ciAccess, requireCiWrite, type CiAccess, requirePipelineDelete, requirePipelineList, requirePipelineRead, requireCiRead,
 } from './policy.js';
 import { cancelPipeline, createPipelineRecords, retryPipeline, type PipelineVariableInput } from './state.js';
 import { buildTestReport, buildTestReportSummary, type TestReport, type TestReportSummary } from './test_reports.js';
@@ -498,6 +498,19 @@ export async function listPipelineVariables(c: Container, actor: Actor | null, i
   const own = actor !== null && pipeline.user_id === actor.user.id;
   if (!(access.manage || (access.update && own))) throw forbidden();
   return pipelineVariables(c, pipeline.id);
+}
+
+/**
+ * Whether the actor may act on the pipeline's jobs (retry, cancel, play): developer access and the
+ * ref rule (a protected branch needs push or merge rights), as the API's actions check. Pages ask
+ * it before offering a button the API would refuse.
+ */
+export async function mayUpdatePipeline(c: Container, actor: Actor, idOrPath: number | string, pipelineId: number): Promise<boolean> {
+  const found = await findProject(c, actor, idOrPath);
+  const access = await ciAccess(c, actor, found);
+  if (!access.update) return false;
+  const pipeline = await pipelineIn(c, found.row, pipelineId);
+  return canUpdateRef(c, actor, found.row, access, pipeline.ref, pipeline.tag === 1);
 }
 
 /** POST …/retry (201): failed and canceled jobs are retried as new jobs. */

@@ -11,7 +11,7 @@ import { pageNumber, pagerLinks, sitePath } from '../views/lists.js';
 import { isJobActive, jobFacts } from '../views/job.js';
 import { isFinished, pipelineLive, stagesOf } from '../views/pipeline_graph.js';
 import { pipelineRow } from '../views/pipelines_list.js';
-import { getPipeline, pipelineRowViews } from '../../domain/ci/pipelines.js';
+import { getPipeline, mayUpdatePipeline, pipelineRowViews } from '../../domain/ci/pipelines.js';
 import { getBridge } from '../../domain/ci/jobs.js';
 import { presentBridges } from '../../api/jobs/present.js';
 
@@ -159,15 +159,21 @@ function pipelineTabs(ctx: ProjectPageContext, id: number, current: 'pipeline' |
 </ul></nav>`;
 }
 
-function pipelineActions(ctx: ProjectPageContext, pl: any): Html {
-  if (ctx.access < DEVELOPER) return html``;
+function pipelineActions(ctx: ProjectPageContext, pl: any, mayAct: boolean): Html {
+  if (!mayAct) return html``;
   const at = `/projects/${ctx.project.id}/pipelines/${pl.id}`;
   // Deleting is the owners' (the API's rule; an administrator counts as one here too).
   return html`<div class="toolbar" data-action-scope>
-  <button type="button" data-api="${at}/retry" data-method="POST">Retry</button>
-  ${isFinished(pl.status) ? '' : html`<button type="button" class="danger" data-api="${at}/cancel" data-method="POST" data-while-active>Cancel pipeline</button>`}
+  <button type="button" data-api="${at}/retry" data-method="POST" data-saved="Pipeline retried.">Retry</button>
+  ${isFinished(pl.status) ? '' : html`<button type="button" class="danger" data-api="${at}/cancel" data-method="POST" data-while-active data-saved="Pipeline canceled.">Cancel pipeline</button>`}
   ${ctx.access >= OWNER ? html`<button type="button" class="danger" data-api="${at}" data-method="DELETE" data-confirm="Delete pipeline #${pl.id} with its jobs, logs and artifacts? This cannot be undone." data-then="redirect:${base(ctx)}/-/pipelines">Delete</button>` : ''}
 </div>`;
+}
+
+/** Whether the visitor may retry, cancel and play the pipeline's jobs (the API's rule, ref included). */
+async function mayAct(ctx: ProjectPageContext, pipelineId: number): Promise<boolean> {
+  const actor = ctx.access >= DEVELOPER ? await ctx.actor() : null;
+  return actor !== null && (await unlessHidden(mayUpdatePipeline(ctx.c, actor, ctx.project.id, pipelineId))) === true;
 }
 
 /** A child pipeline's parent (the pipeline whose trigger job made it), read as the visitor; null when none is readable. */
@@ -196,12 +202,13 @@ async function pipelinePage(ctx: ProjectPageContext) {
   ]);
   const child = pl.source === 'parent_pipeline';
   const parent = child ? await parentOf(ctx, pl.id) : null;
-  const actions = ctx.access >= DEVELOPER;
+  // the API's rule for retry, cancel and play: developer, and push or merge rights on a protected ref
+  const actions = await mayAct(ctx, pl.id);
   return {
     title: `Pipeline #${id} · ${ctx.project.name_with_namespace}`,
     section: 'pipelines',
     body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / ${parent ? html`<a href="${sitePath(parent.web_url)}">#${parent.id}</a> / ` : ''}#${id}</p>
-<div class="toolbar"><h1>Pipeline #${id}</h1>${pipelineActions(ctx, pl)}</div>
+<div class="toolbar"><h1>Pipeline #${id}</h1>${pipelineActions(ctx, pl, actions)}</div>
 ${child ? html`<p class="child-of">This is a child pipeline${parent ? html` of <a href="${sitePath(parent.web_url)}">pipeline #${parent.id}</a>` : ''}.</p>` : ''}
 ${pipelineTabs(ctx, id, 'pipeline', testCount)}
 <div data-pipeline-live data-project-id="${pid}" data-pipeline-id="${id}" data-status="${pl.status}"${actions ? raw(' data-actions') : ''} aria-live="off">
@@ -273,11 +280,11 @@ const caseRank = (status: string): number => ({ failed: 0, error: 1, skipped: 2,
 
 // ---- a job ----
 
-function jobActions(ctx: ProjectPageContext, job: any): Html {
-  if (ctx.access < DEVELOPER) return html``;
+function jobActions(ctx: ProjectPageContext, job: any, mayAct: boolean): Html {
+  if (!mayAct) return html``;
   const at = `/projects/${ctx.project.id}/jobs/${job.id}`;
   const buttons: Html[] = [];
-  if (isJobActive(job.status)) buttons.push(html`<button type="button" class="danger" data-api="${at}/cancel" data-method="POST" data-while-active>Cancel</button>`);
+  if (isJobActive(job.status)) buttons.push(html`<button type="button" class="danger" data-api="${at}/cancel" data-method="POST" data-while-active data-saved="Job canceled.">Cancel</button>`);
   else if (job.status !== 'manual') buttons.push(html`<button type="button" data-api="${at}/retry" data-method="POST" data-then="redirect-field:web_url">Retry</button>`);
   if (!isJobActive(job.status) && job.status !== 'manual')
     buttons.push(html`<button type="button" class="danger" data-api="${at}/erase" data-method="POST" data-confirm="Erase this job's log and artifacts?">Erase</button>`);
@@ -308,8 +315,8 @@ async function traceTimes(ctx: ProjectPageContext, jobId: number): Promise<Trace
 }
 
 /** A manual job's Run form: variables for this run (job_variables_attributes), then play. */
-function playForm(ctx: ProjectPageContext, job: any): Html {
-  if (job.status !== 'manual' || ctx.access < DEVELOPER) return html``;
+function playForm(ctx: ProjectPageContext, job: any, mayAct: boolean): Html {
+  if (job.status !== 'manual' || !mayAct) return html``;
   return html`<section class="panel" aria-labelledby="play-title">
   <h2 id="play-title">Run this job</h2>
   <form class="stack" data-api="/projects/${ctx.project.id}/jobs/${job.id}/play" data-method="POST" data-then="redirect-field:web_url">
@@ -366,10 +373,11 @@ async function jobPage(ctx: ProjectPageContext) {
   if (answer.status === 404) return bridgePage(ctx, id);
   if (answer.status !== 200) throw new PageNotFound();
   const job = answer.body;
-  const [log, times, others] = await Promise.all([
+  const [log, times, others, acts] = await Promise.all([
     traceText(ctx, id),
     traceTimes(ctx, id),
     allPagesOrNull(ctx.api, `/projects/${ctx.project.id}/pipelines/${job.pipeline.id}/jobs`),
+    mayAct(ctx, job.pipeline.id),
   ]);
   const finished = !isJobActive(job.status);
   const shown = log ? logHtml(log, finished, times) : '';
@@ -378,7 +386,7 @@ async function jobPage(ctx: ProjectPageContext) {
     title: `${job.name} (#${id}) · ${ctx.project.name_with_namespace}`,
     section: 'pipelines',
     body: html`<p class="breadcrumbs"><a href="${base(ctx)}/-/pipelines">Pipelines</a> / <a href="${sitePath(job.pipeline.web_url)}">#${job.pipeline.id}</a> / ${job.name}</p>
-<div class="toolbar"><h1>Job ${job.name} <span class="muted">#${id}</span></h1>${jobActions(ctx, job)}</div>
+<div class="toolbar"><h1>Job ${job.name} <span class="muted">#${id}</span></h1>${jobActions(ctx, job, acts)}</div>
 <div class="job-layout">
   <div class="job-main">
     <div class="toolbar log-tools">
@@ -392,7 +400,7 @@ async function jobPage(ctx: ProjectPageContext) {
       log === null || log === '' ? html`<p class="muted log-empty">${emptyLogWords(job.status)}</p>` : raw(shown)
     }</div>
     <span id="log-end"></span>
-    ${playForm(ctx, job)}
+    ${playForm(ctx, job, acts)}
   </div>
   <aside class="job-side" aria-label="Job details"><div data-job-facts>${jobFacts(job)}</div>${artifactsPanel(ctx, job)}${pipelineJobs(job, others)}</aside>
 </div>`,
