@@ -11,6 +11,8 @@ import {
   EXPORTS_EXPIRE_EVERY_MS, EXPORTS_EXPIRE_JOB, expireExports, PROJECT_EXPORT_JOB, PROJECT_EXPORT_UPLOAD_JOB, runExport, runExportUpload,
 } from './import_export/export.js';
 import { PROJECT_IMPORT_JOB, runImport } from './import_export/import.js';
+import { MERGE_REQUEST_AUTO_MERGE_JOB } from './merge_requests/auto_merge.js';
+import { runAutoMerge } from './merge_requests/merge.js';
 import { MERGE_REQUEST_REFRESH_JOB, runMergeRequestRefresh } from './merge_requests/refresh.js';
 import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
 import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
@@ -58,6 +60,7 @@ const HANDLERS: Record<string, (c: Container) => JobHandler> = {
   [REF_CHANGE_RECOVERY_JOB]: (c) => (payload: { intentId: number }) => recoverRefChanges(c, payload),
   [HOOK_DELIVERY_JOB]: (c) => (payload: { deliveryId: number; attempt: number }) => runDelivery(c, payload),
   [MERGE_REQUEST_REFRESH_JOB]: (c) => (payload: { projectId: number; userId: number; branches: string[] }) => runMergeRequestRefresh(c, payload),
+  [MERGE_REQUEST_AUTO_MERGE_JOB]: (c) => (payload: { pipelineId: number }) => runAutoMerge(c, payload),
   [PUSH_PIPELINE_JOB]: (c) => (payload, job) => runPushPipelines(c, payload, job),
   [PIPELINE_SCHEDULE_RUN_JOB]: (c) => (payload, job) => runSchedule(c, payload, job),
   [PROJECT_EXPORT_JOB]: (c) => (payload: { projectId: number; run: number }) => runExport(c, payload),

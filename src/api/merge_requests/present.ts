@@ -1,6 +1,7 @@
 // Merge request views → the API's Merge request shapes.
 import type { Static } from '@sinclair/typebox';
 import type { Container } from '../../domain/context.js';
+import type { MergeRequestDiffRow } from '../../db/repos/merge_requests.js';
 import { detailedStatus, isDraft, type MergeRequestDetail, type MergeRequestView } from '../../domain/merge_requests/service.js';
 import { presentPipeline } from '../pipelines/present.js';
 import { presentUserBasic } from '../users/present.js';
@@ -127,3 +128,15 @@ export function presentMergeRequest(c: Container, d: MergeRequestDetail, o: Deta
     user: { can_merge: d.canMerge },
   });
 }
+
+export const presentVersion = (v: MergeRequestDiffRow) => ({
+  id: v.id,
+  head_commit_sha: v.head_commit_sha,
+  base_commit_sha: v.base_commit_sha,
+  start_commit_sha: v.start_commit_sha,
+  created_at: v.created_at,
+  merge_request_id: v.merge_request_id,
+  state: v.state,
+  real_size: v.real_size,
+  patch_id_sha: null,
+});

@@ -195,3 +195,29 @@ export const UpdateParams = T.Object({
   draft: T.Optional(T.Boolean()),
   ...writeFields,
 });
+
+export const MergeParams = T.Object({
+  id: IdOrPath,
+  merge_request_iid: T.Integer(),
+  merge_commit_message: T.Optional(T.String()),
+  squash_commit_message: T.Optional(T.String()),
+  squash: T.Optional(T.Boolean()),
+  should_remove_source_branch: T.Optional(T.Boolean()),
+  merge_when_pipeline_succeeds: T.Optional(T.Boolean()),
+  sha: T.Optional(T.String()),
+});
+
+/** A version of a request's diff (the reference's MergeRequestDiff). */
+export const Version = T.Object({
+  id: T.Integer(),
+  head_commit_sha: T.String(),
+  base_commit_sha: Nullable(T.String()),
+  start_commit_sha: Nullable(T.String()),
+  created_at: Timestamp,
+  merge_request_id: T.Integer(),
+  state: T.String(),
+  real_size: Nullable(T.String()),
+  patch_id_sha: Nullable(T.String()),
+});
+
+export const Reviewer = T.Object({ user: UserBasic, state: T.String(), created_at: Timestamp });

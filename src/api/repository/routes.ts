@@ -1,7 +1,7 @@
 // Content without git: commits from actions, commit readers, repository files and the tree.
 import { Type as T } from '@sinclair/typebox';
 import { createCommit, getCommit, getCommitDiff, listCommits } from '../../domain/repository/commits.js';
-import { compareRefs } from '../../domain/repository/compare.js';
+import { compareRefs, mergeBaseOf } from '../../domain/repository/compare.js';
 import { createTag, deleteTag, getTag, listTags } from '../../domain/repository/tags.js';
 import { blameFile, createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
 import { listTree } from '../../domain/repository/tree.js';
@@ -102,6 +102,19 @@ export const repositoryRoutes = [
     params: T.Object({ id: IdOrPath, from: T.String(), to: T.String(), straight: T.Optional(T.Boolean()) }),
     response: Compare,
     handler: async ({ c, actor, input }) => presentCompare(c, await compareRefs(c, actor, input.id, input)),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/merge_base',
+    tag: TAG,
+    summary: 'The common ancestor of two or more refs',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, refs: T.Array(T.String()) }),
+    response: Commit,
+    handler: async ({ c, actor, input }) => {
+      const r = await mergeBaseOf(c, actor, input.id, input.refs);
+      return presentCommit(c, { commit: r.commit, project: r.project });
+    },
   }),
   route({
     method: 'GET',

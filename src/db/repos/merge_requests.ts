@@ -49,6 +49,9 @@ export const usersOf = (db: Kysely<DB>, table: UserTable, mrIds: number[]): Prom
     ? Promise.resolve([])
     : db.selectFrom(table).select(['merge_request_id', 'user_id']).where('merge_request_id', 'in', mrIds).orderBy('id').execute();
 
+/** A request's reviewers with their review state, in the order they were set. */
+export const reviewersOf = (db: Kysely<DB>, mrId: number) => db.selectFrom('merge_request_reviewers').selectAll().where('merge_request_id', '=', mrId).orderBy('id').execute();
+
 export const findMergeRequest = (db: Kysely<DB>, projectId: number, iid: number) =>
   db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
 
@@ -94,9 +97,16 @@ export const openIntoBranches = (db: Kysely<DB>, projectId: number, branches: st
     ? Promise.resolve([] as MergeRequestRow[])
     : db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('target_branch', 'in', branches).where('state', '=', 'opened').orderBy('id').execute();
 
-/** Open requests waiting for a pipeline of theirs to succeed. */
-export const waitingOnPipeline = (db: Kysely<DB>, pipelineId: number) =>
-  db.selectFrom('merge_requests').selectAll().where('head_pipeline_id', '=', pipelineId).where('state', '=', 'opened').execute();
+/** Open requests of a project (as target or source) set to merge when their pipeline succeeds. */
+export const waitingForPipelines = (db: Kysely<DB>, projectId: number) =>
+  db
+    .selectFrom('merge_requests')
+    .selectAll()
+    .where((eb) => eb.or([eb('project_id', '=', projectId), eb('source_project_id', '=', projectId)]))
+    .where('merge_when_pipeline_succeeds', '=', 1)
+    .where('state', '=', 'opened')
+    .orderBy('id')
+    .execute();
 
 export const countOpenMergeRequests = async (db: Kysely<DB>, projectId: number): Promise<number> =>
   Number((await db.selectFrom('merge_requests').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).where('state', '=', 'opened').executeTakeFirst())?.n ?? 0);

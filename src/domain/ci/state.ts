@@ -5,6 +5,7 @@
 import type { Container } from '../context.js';
 import { compositeStatus, decideJob, ACTIVE_STATUSES, COMPLETED_STATUSES } from '../../ci/status.js';
 import { pipelineCompleted } from '../vulnerabilities/findings.js';
+import { enqueueAutoMerge } from '../merge_requests/auto_merge.js';
 import { durationSeconds } from '../../shared/duration.js';
 import type { Plan, PlannedJob } from '../../ci/config/types.js';
 import {
@@ -183,7 +184,10 @@ export async function processPipeline(c: Container, pipelineId: number): Promise
     const after = patch ? ((await updatePipeline(tx, pipelineId, patch)) ?? before) : before;
     if (after.status !== before.status) {
       await pipelineHookEvent(c, tx, after.project_id, after.id);
-      if (FINISHED_PIPELINE.includes(after.status)) await pipelineCompleted(c, tx, after);
+      if (FINISHED_PIPELINE.includes(after.status)) {
+        await pipelineCompleted(c, tx, after);
+        await enqueueAutoMerge(c, tx, after);
+      }
     }
     return { after, changed: after.status !== before.status, enqueued, bridges };
   });

@@ -114,13 +114,6 @@ export async function enqueueMergeRequestRefresh(c: Container, actorId: number, 
   }
 }
 
-/** Hooks the refresh calls when a push moved a request's source (merge-when-pipeline-succeeds, MR pipelines). */
-export interface RefreshListeners {
-  sourcePushed?: (c: Container, mr: MergeRequestRow, userId: number) => Promise<void>;
-}
-const listeners: RefreshListeners = {};
-export const onRefresh = (l: RefreshListeners): void => void Object.assign(listeners, l);
-
 /**
  * The refresh job: requests from the pushed branches (their new versions; a push cancels a
  * waiting merge) and into them (new versions; a request whose head the target now contains was
@@ -133,7 +126,10 @@ export async function runMergeRequestRefresh(c: Container, payload: { projectId:
   const dir = repositoryDir(c, project.id);
   for (const mr of await openFromBranches(c.db, project.id, branches)) {
     const r = await refreshMergeRequest(c, mr);
-    if (r.sourceMoved && listeners.sourcePushed) await listeners.sourcePushed(c, r.mr, Number(payload.userId));
+    // a new head needs a pipeline of its own: a merge waiting for the old one's stops waiting
+    if (r.sourceMoved && r.mr.merge_when_pipeline_succeeds === 1) {
+      await updateMergeRequestIn(c.db, mr.id, 'opened', { merge_when_pipeline_succeeds: 0, merge_params: null, updated_at: nowIso() });
+    }
   }
   for (const mr of await openIntoBranches(c.db, project.id, branches)) {
     const r = await refreshMergeRequest(c, mr);

@@ -106,7 +106,7 @@ export async function canMergeRequest(c: Container, actor: Actor | null, project
 }
 
 /** The newest pipeline of the source branch (or the request's head ref) at the request's head. */
-async function headPipelineOf(c: Container, mr: MergeRequestRow, diff: MergeRequestDiffRow | null): Promise<PipelineRow | null> {
+export async function headPipelineOf(c: Container, mr: MergeRequestRow, diff: MergeRequestDiffRow | null): Promise<PipelineRow | null> {
   if (!diff) return null;
   const own = await latestPipelineFor(c.db, mr.project_id, [headRef(mr), mr.source_branch], diff.head_commit_sha);
   if (mr.source_project_id === mr.project_id || own) return own ?? null;
