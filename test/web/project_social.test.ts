@@ -120,6 +120,17 @@ for (const dialect of DIALECTS) {
       await flash(page, 'Avatar saved.');
       await page.getByRole('img', { name: 'Current avatar of demo' }).waitFor();
       assert.match((await s.api('GET', `/projects/${demo.id}`, undefined, alice.token)).body.avatar_url, /logo\.png$/);
+      // and it is shown where the project is: its overview and the project lists, loaded (not a broken image)
+      const loaded = async (url: string) => {
+        await page.goto(url);
+        const img = page.locator('main img.avatar').first();
+        await img.waitFor();
+        await page.waitForFunction((el) => (el as HTMLImageElement).complete, await img.elementHandle());
+        return img.evaluate((el) => (el as HTMLImageElement).naturalWidth);
+      };
+      assert.ok((await loaded('/alice/demo')) > 0, 'the overview shows the avatar');
+      assert.ok((await loaded('/dashboard/projects')) > 0, 'the dashboard shows the avatar');
+      await page.goto('/alice/demo/-/settings/general');
       // an error in words: a path taken by another project
       await s.api('POST', '/projects', { name: 'taken' }, alice.token);
       const rename = page.getByRole('form', { name: 'Rename project' });

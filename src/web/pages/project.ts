@@ -2,7 +2,7 @@
 // and the README of the default branch.
 import { html, type Html } from '../html.js';
 import type { ProjectPage, ProjectPageContext } from '../page.js';
-import { shortSha, when } from '../views/common.js';
+import { avatar, shortSha, when } from '../views/common.js';
 import { sitePath } from '../views/lists.js';
 import { emptyRepositoryHelp, readmeOf, readmeSection } from './repository.js';
 import { projectBase, viewUrl } from './repository_refs.js';
@@ -77,7 +77,7 @@ async function overview(ctx: ProjectPageContext) {
   return {
     title: p.name_with_namespace,
     section: 'overview',
-    body: html`<div class="toolbar"><h1>${p.name}</h1>${projectActions(ctx, hasStarred)}</div>
+    body: html`<div class="toolbar">${avatar(p.avatar_url && sitePath(p.avatar_url), p.name, 'large')}<h1>${p.name}</h1>${projectActions(ctx, hasStarred)}</div>
 ${p.description ? html`<p class="description">${p.description}</p>` : ''}
 ${badges.status === 200 ? badgesRow(badges.body) : ''}
 <dl class="facts">

@@ -1,7 +1,7 @@
 // Lists several pages show: projects, groups, and the pager under any list.
 import { html, type Html } from '../html.js';
 import type { Pager } from '../api.js';
-import { when } from './common.js';
+import { avatar, when } from './common.js';
 
 export function projectList(projects: any[], empty = 'No projects yet.'): Html {
   if (projects.length === 0) return html`<p class="muted">${empty}</p>`;
@@ -11,7 +11,7 @@ export function projectList(projects: any[], empty = 'No projects yet.'): Html {
   <tbody>
   ${projects.map(
     (p) => html`<tr>
-    <td><a href="${sitePath(p.web_url)}">${p.name_with_namespace}</a>${p.description ? html`<br><span class="muted">${p.description}</span>` : ''}</td>
+    <td>${avatar(p.avatar_url && sitePath(p.avatar_url), p.name)} <a href="${sitePath(p.web_url)}">${p.name_with_namespace}</a>${p.description ? html`<br><span class="muted">${p.description}</span>` : ''}</td>
     <td>${p.visibility ?? ''}</td>
     <td>${when(p.last_activity_at)}</td>
   </tr>`,
@@ -28,7 +28,7 @@ export function groupList(groups: any[], empty = 'No groups yet.'): Html {
   <tbody>
   ${groups.map(
     (g) => html`<tr>
-    <td><a href="${sitePath(g.web_url)}">${g.full_name}</a>${g.description ? html`<br><span class="muted">${g.description}</span>` : ''}</td>
+    <td>${avatar(g.avatar_url && sitePath(g.avatar_url), g.name)} <a href="${sitePath(g.web_url)}">${g.full_name}</a>${g.description ? html`<br><span class="muted">${g.description}</span>` : ''}</td>
     <td>${g.visibility ?? ''}</td>
   </tr>`,
   )}
