@@ -16,6 +16,7 @@ import { importExportRoutes } from './import_export/routes.js';
 import { systemHookRoutes } from './hooks/routes.js';
 import { projectAliasRoutes } from './project_aliases/routes.js';
 import { topicRoutes } from './topics/routes.js';
+import { issueRoutes } from './issues/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { labelRoutes } from './labels/routes.js';
 import { milestoneRoutes } from './milestones/routes.js';
@@ -44,4 +45,4 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...topicRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes, ...ciLintRoutes, ...mergeRequestRoutes, ...mergeRequestChangeRoutes, ...labelRoutes, ...milestoneRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...topicRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes, ...ciLintRoutes, ...mergeRequestRoutes, ...mergeRequestChangeRoutes, ...labelRoutes, ...milestoneRoutes, ...issueRoutes];

@@ -120,3 +120,7 @@ export const deleteMilestone = (db: Kysely<DB>, id: number) => db.deleteFrom('mi
 /** Project milestones with this title in these projects (what a promotion to their group merges). */
 export const projectMilestonesTitled = (db: Kysely<DB>, projectIds: number[], title: string): Promise<MilestoneRow[]> =>
   projectIds.length === 0 ? Promise.resolve([]) : db.selectFrom('milestones').selectAll().where('project_id', 'in', projectIds).where('title', '=', title).execute();
+
+/** Every milestone with this title, wherever it is (everyone's issue list names milestones by title). */
+export const milestoneIdsTitled = async (db: Kysely<DB>, title: string): Promise<number[]> =>
+  (await db.selectFrom('milestones').select('id').where('title', '=', title).execute()).map((r) => r.id);
