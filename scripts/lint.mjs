@@ -72,11 +72,11 @@ const ALLOWED = {
   // single call for: the pipelines list's rows (pipelineRowViews: the API would take a call per row),
   // the last commits of a tree's entries (the reference's own web route, logs_tree; its commits in
   // the API's shape), a bridge by id and a child pipeline's parent (the API finds bridges only by
-  // pipeline, and names no parent); of the rest, only the zip reader (the artifacts browser reads the
-  // API's archive with it).
+  // pipeline, and names no parent), a repository archive (streamed: the in-process API client would hold
+  // it whole); of the rest, only the zip reader (the artifacts browser reads the API's archive with it).
   web: [
     'web', 'http/auth.ts', 'http/errors.ts', 'domain/tokens/sessions.ts', 'domain/tokens/scopes.ts', 'domain/settings/service.ts', 'domain/context.ts',
-    'domain/auth/service.ts', 'domain/ci/pipelines.ts', 'domain/ci/jobs.ts', 'domain/repository/tree.ts', 'api/repository/present.ts', 'api/jobs/present.ts',
+    'domain/auth/service.ts', 'domain/ci/pipelines.ts', 'domain/ci/jobs.ts', 'domain/repository/tree.ts', 'domain/repository/archive.ts', 'api/repository/present.ts', 'api/jobs/present.ts',
     'ci/artifacts/zip.ts', 'config.ts', 'version.ts',
   ],
 };

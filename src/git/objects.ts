@@ -80,7 +80,7 @@ function requireFree(entries: Map<string, Entry>, p: string): void {
 }
 
 /** `Name <email> <epoch> +0000`; characters git forbids in an identity are dropped. */
-function ident(p: Person): string {
+export function ident(p: Person): string {
   const clean = (v: string) => v.replace(/[<>\n\r\0]/g, '').trim();
   const when = Math.floor(Date.parse(p.date ?? nowDate().toISOString()) / 1000);
   return `${clean(p.name)} <${clean(p.email)}> ${when} +0000`;

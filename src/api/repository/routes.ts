@@ -5,11 +5,18 @@ import { compareRefs, mergeBaseOf } from '../../domain/repository/compare.js';
 import { createTag, deleteTag, getTag, listTags } from '../../domain/repository/tags.js';
 import { blameFile, createFile, deleteFile, fileHeaders, getFile, rawFile, updateFile } from '../../domain/repository/files.js';
 import { listTree } from '../../domain/repository/tree.js';
+import { archiveFormatNames, repositoryArchive } from '../../domain/repository/archive.js';
+import { getBlob, listContributors, rawBlob } from '../../domain/repository/blobs.js';
+import { commitChangelog, generateChangelog } from '../../domain/repository/changelog.js';
+import { commitRefs } from '../../domain/repository/commits.js';
+import { pickCommit, type PickAction } from '../../domain/repository/pick.js';
+import { exactError } from '../../domain/errors.js';
+import { UNKNOWN_ROUTE } from '../../http/errors.js';
 import { mapPage } from '../../shared/page.js';
 import { FileBody, route } from '../../http/route.js';
 import { IdOrPath, NotBlank, OneOf } from '../schemas.js';
 import { presentBlameRun, presentCommit, presentCommitDetail, presentCompare, presentDiff, presentTag, presentTreeEntry } from './present.js';
-import { BlameRange, Commit, CommitDetail, Compare, Diff, FileWriteResult, RepositoryFile, Tag, TreeObject } from './schemas.js';
+import { BasicRef, BlameRange, Blob, Changelog, Commit, CommitDetail, Compare, Contributor, Diff, DryRunSuccess, FileWriteResult, RepositoryFile, Tag, TreeObject } from './schemas.js';
 
 const TAG = 'repository';
 
@@ -24,7 +31,149 @@ const FILE_WRITE = {
   ...AUTHOR,
 };
 
+/** The archive routes: `…/archive` (format from the query, tar.gz by default) and `…/archive.<format>`. */
+const archiveRoute = (suffix: boolean) =>
+  route({
+    method: 'GET',
+    path: `/projects/:id/repository/archive${suffix ? '.:format' : ''}`,
+    tag: TAG,
+    summary: 'An archive of the repository at a ref (tar.gz, tar.bz2, tar or zip), streamed from git',
+    auth: 'optional',
+    params: T.Object({
+      id: IdOrPath,
+      sha: T.Optional(T.String()),
+      format: T.Optional(T.String()),
+      path: T.Optional(T.String()),
+      include_lfs_blobs: T.Optional(T.Boolean()),
+    }),
+    handler: async ({ c, actor, input }) => {
+      // a suffix that names no format is no route of the reference's (its path requirement)
+      if (suffix && !archiveFormatNames.includes(input.format ?? '')) throw exactError(UNKNOWN_ROUTE.status, UNKNOWN_ROUTE.body);
+      const format = input.format !== undefined && archiveFormatNames.includes(input.format) ? input.format : undefined;
+      const a = await repositoryArchive(c, actor, input.id, { ref: input.sha, format, path: input.path, appendSha: true });
+      return new FileBody(a.stream, a.contentType, null, a.headers);
+    },
+  });
+
+const pickRoute = (action: PickAction) =>
+  route({
+    method: 'POST',
+    path: `/projects/:id/repository/commits/:sha/${action}`,
+    tag: TAG,
+    summary: action === 'cherry_pick' ? "Apply a commit's change on a branch as a new commit" : "Undo a commit's change on a branch with a new commit",
+    params: T.Object({
+      id: IdOrPath,
+      sha: T.String(),
+      branch: NotBlank(T.String()),
+      dry_run: T.Optional(T.Boolean()),
+      ...(action === 'cherry_pick' ? { message: T.Optional(T.String()) } : {}),
+    }),
+    response: T.Union([Commit, DryRunSuccess]),
+    handler: async ({ c, actor, input, reply }) => {
+      const { id, sha, ...rest } = input as { id: number | string; sha: string; branch: string; dry_run?: boolean; message?: string };
+      const r = await pickCommit(c, actor, id, sha, action, rest);
+      if (r.dryRun) {
+        reply.status(200);
+        return { dry_run: 'success' };
+      }
+      return presentCommit(c, { commit: r.commit, project: r.project });
+    },
+  });
+
+const CHANGELOG_PARAMS = {
+  id: IdOrPath,
+  version: NotBlank(T.String()),
+  from: T.Optional(T.String()),
+  to: T.Optional(T.String()),
+  date: T.Optional(T.String()),
+  trailer: T.Optional(T.String()),
+  config_file: T.Optional(T.String()),
+};
+
 export const repositoryRoutes = [
+  archiveRoute(false),
+  archiveRoute(true),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/blobs/:sha',
+    tag: TAG,
+    summary: 'A blob by its sha, content in base64',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, sha: T.String() }),
+    response: Blob,
+    handler: async ({ c, actor, input }) => getBlob(c, actor, input.id, input.sha),
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/blobs/:sha/raw',
+    tag: TAG,
+    summary: "A blob's raw bytes by its sha",
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, sha: T.String() }),
+    handler: async ({ c, actor, input }) => {
+      const f = await rawBlob(c, actor, input.id, input.sha);
+      return new FileBody(f.stream, f.contentType, f.size, { ...f.headers, 'cache-control': 'no-cache, no-store', pragma: 'no-cache', expires: 'Fri, 01 Jan 1990 00:00:00 GMT' });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/contributors',
+    tag: TAG,
+    summary: "Authors of a ref's newest 2000 commits (merges left out) with their commit counts",
+    auth: 'optional',
+    params: T.Object({
+      id: IdOrPath,
+      ref: T.Optional(T.String()),
+      order_by: T.Optional(OneOf(['email', 'name', 'commits'] as const)),
+      sort: T.Optional(OneOf(['asc', 'desc'] as const)),
+    }),
+    response: Contributor,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) => {
+      const { id, ...rest } = input;
+      return listContributors(c, actor, id, rest, page);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/changelog',
+    tag: TAG,
+    summary: "A release's changelog section from the trailers of its commits (not committed)",
+    auth: 'optional',
+    params: T.Object(CHANGELOG_PARAMS),
+    response: Changelog,
+    handler: async ({ c, actor, input }) => {
+      const { id, ...rest } = input;
+      return generateChangelog(c, actor, id, rest);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/projects/:id/repository/changelog',
+    tag: TAG,
+    summary: "Commit a release's changelog section into the changelog file of a branch",
+    params: T.Object({ ...CHANGELOG_PARAMS, branch: T.Optional(T.String()), file: T.Optional(T.String()), message: T.Optional(T.String()) }),
+    response: T.Integer(),
+    status: 200,
+    handler: async ({ c, actor, input }) => {
+      const { id, ...rest } = input;
+      await commitChangelog(c, actor, id, rest);
+      return 200; // the reference's body: the value of its last expression, `status(200)`
+    },
+  }),
+  pickRoute('cherry_pick'),
+  pickRoute('revert'),
+  route({
+    method: 'GET',
+    path: '/projects/:id/repository/commits/:sha/refs',
+    tag: TAG,
+    summary: 'The branches and tags a commit is in',
+    auth: 'optional',
+    params: T.Object({ id: IdOrPath, sha: T.String(), type: T.Optional(OneOf(['branch', 'tag', 'all'] as const)) }),
+    response: BasicRef,
+    paginated: true,
+    handler: async ({ c, actor, input, page }) => commitRefs(c, actor, input.id, input.sha, input.type ?? 'all', page),
+  }),
   route({
     method: 'GET',
     path: '/projects/:id/repository/commits',

@@ -105,3 +105,16 @@ export const BlameRange = T.Object({
   }),
   lines: T.Array(T.String()),
 });
+
+/** A blob by its sha (`GET …/repository/blobs/:sha`). */
+export const Blob = T.Object({ size: T.Integer(), encoding: T.String(), content: T.String(), sha: T.String() });
+
+export const Contributor = T.Object({ name: T.String(), email: T.String(), commits: T.Integer(), additions: T.Integer(), deletions: T.Integer() });
+
+/** A branch or tag holding a commit (the reference's BasicRef). */
+export const BasicRef = T.Object({ type: T.String(), name: T.String() });
+
+export const Changelog = T.Object({ notes: T.String() });
+
+/** A cherry-pick or revert asked with `dry_run=true` that would apply. */
+export const DryRunSuccess = T.Object({ dry_run: T.String() });

@@ -17,7 +17,8 @@ import {
 } from '../../git/objects.js';
 import { commitDiff, type FileDiff } from '../../git/commit_diff.js';
 import { lastCommitFor, logCommits } from '../../git/log.js';
-import { isValidBranchName } from '../../git/refs.js';
+import { branchNamesContaining, tagNamesContaining } from '../../git/history.js';
+import { diffPaths, isValidBranchName } from '../../git/refs.js';
 import { isAncestor, resolveRevision, ZERO_SHA } from '../../git/repository.js';
 import type { Actor } from '../auth/actor.js';
 import { apiError, forbidden, invalidParams, notFound } from '../errors.js';
@@ -162,6 +163,61 @@ async function commitNow(c: Container, actor: Actor, repo: RepositoryRef, req: C
     return written.sha;
   }
   throw apiError(`Could not update ${ref}. Please refresh and try again.`);
+}
+
+/**
+ * Moves an existing branch to a commit built on its head (cherry-pick, revert): `build` gets the
+ * head and returns the new commit. The same checks and the same published ref change as every
+ * other commit; when the branch moved meanwhile, the commit is built again on the new head.
+ */
+export async function commitOnBranch(
+  c: Container,
+  actor: Actor,
+  repo: RepositoryRef,
+  branch: string,
+  build: (head: string) => Promise<string>,
+): Promise<string> {
+  await ensureCanPushToBranch(c, actor, repo, branch);
+  return serialized(repo.dir, async () => {
+    const ref = `refs/heads/${branch}`;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const head = await resolveRevision(repo.dir, ref);
+      if (!head) throw notFound('Branch');
+      const sha = await build(head);
+      const update = { ref, oldSha: head, newSha: sha, force: false, changedPaths: (await diffPaths(repo.dir, head, sha)) ?? [] };
+      await checkRefUpdates(c, actor, repo.row, [update], { via: 'web' });
+      const message = (await readCommit(repo.dir, sha))?.message ?? '';
+      const change = { ...update, commitCount: 1, commitTitle: titleOf(message) };
+      if (await moveRefs(c, actor, repo.row, [change], () => compareAndSwapRef(repo.dir, ref, sha, head))) return sha;
+      await pause(5 + Math.random() * 20 * (attempt + 1));
+    }
+    throw apiError(`Could not update ${ref}. Please refresh and try again.`);
+  });
+}
+
+/** Whether the actor may push to this branch of the repository (the content APIs' check, before any work). */
+export async function ensureCanPushToBranch(c: Container, actor: Actor, repo: RepositoryRef, branch: string): Promise<void> {
+  if (!(await canPushToBranch(c, { actor, access: repo.access }, repo.row, await loadProtection(c, repo.row.id), branch))) throw forbidden(PUSH_INTO_BRANCH);
+}
+
+/** The branches and tags whose history holds a commit (`type`: branch, tag or all), by name. */
+export async function commitRefs(
+  c: Container,
+  actor: Actor | null,
+  idOrPath: number | string,
+  sha: string,
+  type: 'branch' | 'tag' | 'all',
+  page: PageRequest,
+): Promise<PageResult<{ type: 'branch' | 'tag'; name: string }>> {
+  const repo = await readableRepository(c, actor, idOrPath);
+  const commit = await readCommit(repo.dir, sha);
+  if (!commit) throw notFound('Commit');
+  const refs = [
+    ...(type === 'tag' ? [] : (await branchNamesContaining(repo.dir, commit.id)).map((name) => ({ type: 'branch' as const, name }))),
+    ...(type === 'branch' ? [] : (await tagNamesContaining(repo.dir, commit.id)).map((name) => ({ type: 'tag' as const, name }))),
+  ];
+  const start = page.kind === 'offset' ? (page.page - 1) * page.perPage : 0;
+  return { items: refs.slice(start, start + page.perPage), total: refs.length, hasNext: start + page.perPage < refs.length };
 }
 
 // ---- the commits API ----

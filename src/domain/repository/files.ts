@@ -114,7 +114,12 @@ export async function rawFile(c: Container, actor: Actor | null, idOrPath: numbe
   const { repo, commit, blob } = await locate(c, actor, idOrPath, filePath, ref);
   // raw_blob_request_limit: requests a minute for one file at one commit, whoever asks (the reference's scope).
   await checkRateLimit(c, await settingRule(c, 'raw_blob_request_limit'), `project:${repo.row.id}:${commit.id}:${blob.path}`);
-  const { stdout, done, stop } = await blobStream(repo.dir, blob.sha, blob.size);
+  return rawBlobOf(repo.dir, blob, blob.path.split('/').pop()!);
+}
+
+/** A blob's raw bytes, streamed from git; the type is decided on the first chunk. `name`: the file name offered, if any. */
+export async function rawBlobOf(dir: string, blob: { sha: string; size: number | null }, name: string | null): Promise<RawFile> {
+  const { stdout, done, stop } = await blobStream(dir, blob.sha, blob.size);
   done.catch(() => undefined); // a failure shows as a short body; the status is already sent
   const it = stdout[Symbol.asyncIterator]();
   const first = await it.next();
@@ -127,17 +132,14 @@ export async function rawFile(c: Container, actor: Actor | null, idOrPath: numbe
       yield n.value as Buffer;
     }
   }
-  const name = blob.path.split('/').pop()!;
   const stream = Readable.from(body());
   stream.on('close', stop); // a client that went away leaves no git behind
+  const disposition = name === null ? 'inline' : `inline; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
   return {
     stream,
     contentType: looksBinary(head) ? 'application/octet-stream' : 'text/plain; charset=utf-8',
     size: blob.size ?? 0,
-    headers: {
-      'content-disposition': `inline; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-      'x-content-type-options': 'nosniff',
-    },
+    headers: { 'content-disposition': disposition, 'x-content-type-options': 'nosniff' },
   };
 }
 

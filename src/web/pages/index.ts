@@ -19,6 +19,7 @@ import { projectActivityPages } from './project_activity.js';
 import { projectSettingsPages } from './project_settings.js';
 import { importProjectPages, importSitePages } from './project_settings_import.js';
 import { repositoryPages } from './repository.js';
+import { repositoryArchivePages } from './repository_archive.js';
 import { adminRunnerPages, projectRunnerPages } from './runners.js';
 import { repositoryBranchPages } from './repository_branches.js';
 import { repositoryCommitPages } from './repository_commits.js';
@@ -49,6 +50,7 @@ export const projectPages: ProjectPage[] = [
   ...hookPages,
   ...alertPages,
   ...repositoryPages,
+  ...repositoryArchivePages,
   ...repositoryCommitPages,
   ...repositoryBranchPages,
   ...refSwitchPages,
