@@ -13,7 +13,8 @@ import {
 import { PROJECT_IMPORT_JOB, runImport } from './import_export/import.js';
 import { MERGE_REQUEST_AUTO_MERGE_JOB } from './merge_requests/auto_merge.js';
 import { runAutoMerge } from './merge_requests/merge.js';
-import { MERGE_REQUEST_REFRESH_JOB, runMergeRequestRefresh } from './merge_requests/refresh.js';
+import { runMergeRequestRefresh } from './merge_requests/after_push.js';
+import { MERGE_REQUEST_REFRESH_JOB } from './merge_requests/refresh.js';
 import { FORK_REPOSITORY_JOB, runForkRepository } from './projects/forks.js';
 import { PROJECT_DESTROY_JOB, runProjectDestroy } from './projects/lifecycle.js';
 import { HOOK_DELIVERY_JOB, HOOK_LOG_PRUNE_EVERY_MS, HOOK_LOG_PRUNE_JOB, pruneHookRecords, runDelivery } from './hooks/delivery.js';

@@ -2,7 +2,7 @@
 // participants, reviewers, pipelines; merge, cancel of an automatic merge, rebase, merge ref.
 import { Type as T } from '@sinclair/typebox';
 import {
-  mergeRequestChanges, mergeRequestCommits, mergeRequestDiffs, mergeRequestParticipants, mergeRequestPipelines, mergeRequestReviewers, mergeRequestVersion,
+  createPipelineFor, mergeRequestChanges, mergeRequestCommits, mergeRequestDiffs, mergeRequestParticipants, mergeRequestPipelines, mergeRequestReviewers, mergeRequestVersion,
   mergeRequestVersions,
 } from '../../domain/merge_requests/changes.js';
 import { acceptMergeRequest, cancelAutoMerge, mergeRefOf, rebaseMergeRequest } from '../../domain/merge_requests/merge.js';
@@ -10,8 +10,8 @@ import { mapPage } from '../../shared/page.js';
 import { route } from '../../http/route.js';
 import { presentCommit, presentDiff } from '../repository/present.js';
 import { Commit, Diff } from '../repository/schemas.js';
-import { PipelineBasic } from '../pipelines/schemas.js';
-import { presentPipelineBasic } from '../pipelines/present.js';
+import { Pipeline, PipelineBasic } from '../pipelines/schemas.js';
+import { presentPipeline, presentPipelineBasic } from '../pipelines/present.js';
 import { IdOrPath } from '../schemas.js';
 import { UserBasic } from '../users/schemas.js';
 import { presentUserBasic } from '../users/present.js';
@@ -120,6 +120,15 @@ export const mergeRequestChangeRoutes = [
       const r = await mergeRequestPipelines(c, actor, input.id, input.merge_request_iid, page);
       return mapPage(r.page, (pipeline) => presentPipelineBasic(c, { pipeline, project: r.project }));
     },
+  }),
+  route({
+    method: 'POST',
+    path: `${BASE}/pipelines`,
+    tag: TAG,
+    summary: "A merge request pipeline at the request's head (source merge_request_event)",
+    params: MergeRequestParams,
+    response: Pipeline,
+    handler: async ({ c, actor, input }) => presentPipeline(c, await createPipelineFor(c, actor, input.id, input.merge_request_iid)),
   }),
   route({
     method: 'PUT',

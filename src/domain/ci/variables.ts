@@ -11,7 +11,9 @@ import { variablesOfOwners } from '../../db/repos/ci_variables.js';
 import { findNamespaceById } from '../../db/repos/namespaces.js';
 import { pipelineVariableRows, type PipelineRow } from '../../db/repos/ci_pipelines.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
-import { findUserById, type UserRow } from '../../db/repos/users.js';
+import { findUserById, findUsersByIds, type UserRow } from '../../db/repos/users.js';
+import { findDiff, findMergeRequest, usersOf } from '../../db/repos/merge_requests.js';
+import { findProjectById } from '../../db/repos/projects.js';
 import { REFERENCE_API_LEVEL } from '../../version.js';
 import { selfAndAncestorIds, visibilityName } from '../members/policy.js';
 import { loadProtection, matchingRules } from '../protected_branches/policy.js';
@@ -147,7 +149,7 @@ export async function pipelinePredefined(c: Container, project: ProjectRow, p: P
     CI_COMMIT_REF_NAME: p.ref,
     CI_COMMIT_REF_SLUG: slugify(p.ref),
     CI_COMMIT_REF_PROTECTED: String(await refProtected(c, project, p.ref, p.tag)),
-    ...(p.tag ? { CI_COMMIT_TAG: p.ref } : { CI_COMMIT_BRANCH: p.ref }),
+    ...(p.tag ? { CI_COMMIT_TAG: p.ref } : MERGE_REQUEST_REF.test(p.ref) ? {} : { CI_COMMIT_BRANCH: p.ref }),
     CI_COMMIT_MESSAGE: message,
     CI_COMMIT_TITLE: title,
     CI_COMMIT_DESCRIPTION: description,
@@ -163,7 +165,48 @@ export async function pipelinePredefined(c: Container, project: ProjectRow, p: P
   if (p.created_at) vars.CI_PIPELINE_CREATED_AT = iso8601(p.created_at)!;
   if (p.source === 'trigger') vars.CI_PIPELINE_TRIGGERED = 'true';
   if (p.user_id !== null) Object.assign(vars, userVariables(await findUserById(c.db, p.user_id)));
+  const mrRef = MERGE_REQUEST_REF.exec(p.ref);
+  if (mrRef) Object.assign(vars, await mergeRequestVariables(c, project, Number(mrRef[1])));
   return vars;
+}
+
+/** A merge request pipeline's ref: the request's head ref in its target project. */
+const MERGE_REQUEST_REF = /^refs\/merge-requests\/(\d+)\/head$/;
+
+/**
+ * The CI_MERGE_REQUEST_* variables of a merge request pipeline (the reference's "detached" kind:
+ * the source head itself, so the *_SHA of merged results are empty); CI_COMMIT_REF_NAME names the
+ * source branch. Assignees, labels and milestone appear only when the request has them.
+ */
+async function mergeRequestVariables(c: Container, project: ProjectRow, iid: number): Promise<Record<string, string>> {
+  const mr = await findMergeRequest(c.db, project.id, iid);
+  if (!mr) return {};
+  const diff = mr.latest_diff_id !== null ? await findDiff(c.db, mr.id, mr.latest_diff_id) : undefined;
+  const source = mr.source_project_id === project.id ? project : ((await findProjectById(c.db, mr.source_project_id)) ?? project);
+  const assignees = await findUsersByIds(c.db, (await usersOf(c.db, 'merge_request_assignees', [mr.id])).map((a) => a.user_id));
+  const url = (p: ProjectRow) => `${c.config.externalUrl}/${p.full_path}`;
+  return {
+    CI_COMMIT_REF_NAME: mr.source_branch,
+    CI_COMMIT_REF_SLUG: slugify(mr.source_branch),
+    CI_MERGE_REQUEST_ID: String(mr.id),
+    CI_MERGE_REQUEST_IID: String(mr.iid),
+    CI_MERGE_REQUEST_REF_PATH: `refs/merge-requests/${mr.iid}/head`,
+    CI_MERGE_REQUEST_PROJECT_ID: String(project.id),
+    CI_MERGE_REQUEST_PROJECT_PATH: project.full_path,
+    CI_MERGE_REQUEST_PROJECT_URL: url(project),
+    CI_MERGE_REQUEST_TARGET_BRANCH_NAME: mr.target_branch,
+    CI_MERGE_REQUEST_TARGET_BRANCH_SHA: '',
+    CI_MERGE_REQUEST_TARGET_BRANCH_PROTECTED: String(await refProtected(c, project, mr.target_branch, false)),
+    CI_MERGE_REQUEST_SOURCE_PROJECT_ID: String(source.id),
+    CI_MERGE_REQUEST_SOURCE_PROJECT_PATH: source.full_path,
+    CI_MERGE_REQUEST_SOURCE_PROJECT_URL: url(source),
+    CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: mr.source_branch,
+    CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: '',
+    CI_MERGE_REQUEST_TITLE: mr.title,
+    ...(assignees.length ? { CI_MERGE_REQUEST_ASSIGNEES: assignees.map((u) => u.username).join(',') } : {}),
+    ...(diff ? { CI_MERGE_REQUEST_DIFF_ID: String(diff.id), CI_MERGE_REQUEST_DIFF_BASE_SHA: diff.base_commit_sha ?? '' } : {}),
+    CI_MERGE_REQUEST_EVENT_TYPE: 'detached',
+  };
 }
 
 /** A parallel instance's index and total: from the planner's job variables, else from `test 2/5`. */

@@ -10,6 +10,8 @@ import { commitsBetween, type CommitInfo } from '../../git/objects.js';
 import type { Actor } from '../auth/actor.js';
 import { ciAccessFrom } from '../ci/policy.js';
 import { forbidden, notFound } from '../errors.js';
+import { getPipeline, pipelineError, type PipelineView } from '../ci/pipelines.js';
+import { createMergeRequestPipeline } from './pipelines.js';
 import type { PageRequest, PageResult } from '../../shared/page.js';
 import { repositoryDir } from '../repository/service.js';
 import { headRef, refreshMergeRequest } from './refresh.js';
@@ -113,4 +115,15 @@ export async function mergeRequestPipelines(c: Container, actor: Actor | null, i
   if (!ciAccessFrom(found.project, found.access).readPipelines) throw forbidden();
   const refs = found.mr.source_project_id === found.project.id ? [found.mr.source_branch, headRef(found.mr)] : [headRef(found.mr)];
   return { project: found.project, page: await pagePipelinesFor(c.db, found.project.id, refs, page) };
+}
+
+/** POST …/pipelines: 403 without create_pipeline; the reference's 400 when no pipeline can be made. */
+export async function createPipelineFor(c: Container, actor: Actor, idOrPath: number | string, iid: number): Promise<PipelineView> {
+  const found = await findMergeRequestFor(c, actor, idOrPath, iid);
+  if (!ciAccessFrom(found.project, found.access).update) throw forbidden();
+  const { mr, diff } = await refreshMergeRequest(c, found.mr);
+  const outcome = await createMergeRequestPipeline(c, actor.user, found.project, mr, diff);
+  if (!outcome) throw pipelineError('Merge request pipelines are not available for this merge request');
+  if (outcome.kind === 'refused') throw pipelineError(outcome.message);
+  return getPipeline(c, actor, found.project.id, outcome.pipeline.id);
 }

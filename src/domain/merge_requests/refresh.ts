@@ -7,14 +7,13 @@ import type { Kysely } from 'kysely';
 import type { Container } from '../context.js';
 import type { DB } from '../../db/schema.js';
 import {
-  findMergeRequestById, insertDiff, openFromBranches, openIntoBranches, updateMergeRequest, updateMergeRequestIn, type MergeRequestDiffRow, type MergeRequestRow,
+  findMergeRequestById, insertDiff, updateMergeRequest, updateMergeRequestIn, type MergeRequestDiffRow, type MergeRequestRow,
 } from '../../db/repos/merge_requests.js';
 import { findDiff } from '../../db/repos/merge_requests.js';
-import { findProjectById, type ProjectRow } from '../../db/repos/projects.js';
-import { findUserById } from '../../db/repos/users.js';
+import type { ProjectRow } from '../../db/repos/projects.js';
 import { diffPaths } from '../../git/refs.js';
 import { fetchRef, keepAround, mergeTrees, setInternalRef } from '../../git/merges.js';
-import { countCommits, isAncestor, mergeBase, resolveRevision, ZERO_SHA } from '../../git/repository.js';
+import { countCommits, mergeBase, resolveRevision } from '../../git/repository.js';
 import { nowIso } from '../../shared/time.js';
 import { repositoryDir } from '../repository/service.js';
 import type { PublishedRefChange } from '../repository/ref_changes.js';
@@ -111,34 +110,5 @@ export async function enqueueMergeRequestRefresh(c: Container, actorId: number, 
   if (branches.length === 0) return;
   for (let i = 0; i < branches.length; i += 50) {
     await c.queue.enqueue(MERGE_REQUEST_REFRESH_JOB, { projectId: project.id, userId: actorId, branches: branches.slice(i, i + 50) }, { trx, maxAttempts: 5 });
-  }
-}
-
-/**
- * The refresh job: requests from the pushed branches (their new versions; a push cancels a
- * waiting merge) and into them (new versions; a request whose head the target now contains was
- * merged by hand, as the reference marks it).
- */
-export async function runMergeRequestRefresh(c: Container, payload: { projectId: number; userId: number; branches: string[] }): Promise<void> {
-  const project = await findProjectById(c.db, Number(payload.projectId));
-  if (!project) return;
-  const branches = Array.isArray(payload.branches) ? payload.branches.filter((b): b is string => typeof b === 'string') : [];
-  const dir = repositoryDir(c, project.id);
-  for (const mr of await openFromBranches(c.db, project.id, branches)) {
-    const r = await refreshMergeRequest(c, mr);
-    // a new head needs a pipeline of its own: a merge waiting for the old one's stops waiting
-    if (r.sourceMoved && r.mr.merge_when_pipeline_succeeds === 1) {
-      await updateMergeRequestIn(c.db, mr.id, 'opened', { merge_when_pipeline_succeeds: 0, merge_params: null, updated_at: nowIso() });
-    }
-  }
-  for (const mr of await openIntoBranches(c.db, project.id, branches)) {
-    const r = await refreshMergeRequest(c, mr);
-    const head = r.diff?.head_commit_sha;
-    const target = await resolveRevision(dir, `refs/heads/${mr.target_branch}`);
-    if (head && target && head !== ZERO_SHA && (await isAncestor(dir, head, target))) {
-      const user = await findUserById(c.db, Number(payload.userId));
-      const now = nowIso();
-      await updateMergeRequestIn(c.db, mr.id, 'opened', { state: 'merged', merged_at: now, merged_by_id: user?.id ?? null, merge_user_id: user?.id ?? null, merge_status: 'can_be_merged', updated_at: now });
-    }
   }
 }

@@ -23,6 +23,7 @@ import { repositoryDir } from '../repository/service.js';
 import type { PageRequest, PageResult } from '../../shared/page.js';
 import { nowIso } from '../../shared/time.js';
 import { canAdminMergeRequest, canCreateMergeRequestFrom, canDestroyMergeRequest, canReadMergeRequests, canUpdateMergeRequest } from './policy.js';
+import { createMergeRequestPipeline } from './pipelines.js';
 import { headRef, refreshMergeRequest } from './refresh.js';
 
 export interface MergeRequestView {
@@ -416,6 +417,8 @@ export async function createMergeRequest(c: Container, actor: Actor, idOrPath: n
     reviewers,
   );
   await recordEvent(c, { action: 'created', authorId: actor.user.id, projectId: target.row.id, target: { type: 'MergeRequest', id: mr.id, iid: mr.iid, title: mr.title } });
+  const fresh = await refreshMergeRequest(c, mr);
+  await createMergeRequestPipeline(c, actor.user, target.row, fresh.mr, fresh.diff);
   const detail = await detailOf(c, actor, { project: target.row, access: target.access, mr });
   await mergeRequestChanged(c, actor, detail, 'open', {});
   return detail;
