@@ -40,10 +40,12 @@ async function runAutoMergeJobs(t: GitTestApp): Promise<void> {
     await waitFor('auto merge jobs', async () => {
       const left = await t.c.db.selectFrom('background_jobs').select('id').where('kind', '=', MERGE_REQUEST_AUTO_MERGE_JOB).where('state', 'in', ['queued', 'running']).execute();
       return left.length === 0;
-    });
+    }, 90_000);
   } finally {
     await queue.stop();
   }
+  const dead = await t.c.db.selectFrom('background_jobs').select(['last_error']).where('kind', '=', MERGE_REQUEST_AUTO_MERGE_JOB).where('state', '=', 'dead').execute();
+  if (dead.length) throw new Error(`auto merge job failed: ${dead[0]!.last_error}`);
 }
 
 for (const dialect of DIALECTS) {
@@ -108,7 +110,7 @@ for (const dialect of DIALECTS) {
       assert.equal(vars.CI_COMMIT_SHA, head);
       assert.equal(vars.CI_COMMIT_BRANCH, undefined);
 
-      await waitFor('pipeline success', async () => (await t.get(`/api/v4/projects/${ci.id}/pipelines/${mr.head_pipeline.id}`)).body.status === 'success');
+      await waitFor('pipeline success', async () => (await t.get(`/api/v4/projects/${ci.id}/pipelines/${mr.head_pipeline.id}`)).body.status === 'success', 60_000);
       await runAutoMergeJobs(t);
       const merged = await t.get(`/api/v4/projects/${ci.id}/merge_requests/${mr.iid}`);
       assert.equal(merged.body.state, 'merged');
@@ -132,7 +134,7 @@ for (const dialect of DIALECTS) {
       assert.equal(waiting.body.merge_when_pipeline_succeeds, true);
       const pending = (await t.get(`/api/v4/projects/${ci.id}/jobs?scope=pending`)).body.length;
       await finishJobs(pending, 'failed');
-      await waitFor('pipeline failed', async () => (await t.get(`/api/v4/projects/${ci.id}/pipelines/${again.body.id}`)).body.status === 'failed');
+      await waitFor('pipeline failed', async () => (await t.get(`/api/v4/projects/${ci.id}/pipelines/${again.body.id}`)).body.status === 'failed', 60_000);
       await runAutoMergeJobs(t);
       const after = await t.get(`/api/v4/projects/${ci.id}/merge_requests/${mr.iid}`);
       assert.equal(after.body.state, 'opened');
