@@ -11,10 +11,19 @@ import { createTokenForUsername } from './domain/tokens/cli.js';
 import { ANVIL_REVISION } from './version.js';
 import { freePort, makeEphemeralDir, removeEphemeralDir } from './testing/ephemeral.js';
 import { testModeOf, type Workers } from './testing/mode.js';
-import { readSeedFile, SeedError, seedFromFile } from './testing/seed.js';
+import { placeErrors, readSeedFile, SeedError, seedFromFile } from './testing/seed.js';
+import { watchLauncher } from './testing/lifeline.js';
 
 /** How long in-flight requests may take to finish after SIGTERM (orchestrators kill at ~30 s). */
 const SHUTDOWN_GRACE_MS = 25_000;
+/** An ephemeral server whose launcher ended has no one to finish requests for: it is gone within 2 s. */
+const ORPHAN_GRACE_MS = 300;
+
+/** A one-line start error, and the exit. */
+function die(message: string, code = 1): never {
+  process.stderr.write(`anvil: ${message}\n`);
+  process.exit(code);
+}
 
 function config(flags: Record<string, string> = {}): Config {
   try {
@@ -33,6 +42,15 @@ interface ServeFlags {
   seed?: string;
   port?: string;
   clock?: boolean;
+  /** false with --no-parent-watch */
+  parentWatch?: boolean;
+}
+
+/** A bad flag is named as such (its setting's checks would name the environment variable). */
+function checkFlags(flags: ServeFlags): void {
+  if (flags.port !== undefined && !(/^\d+$/.test(flags.port) && Number(flags.port) <= 65535)) {
+    die(`--port must be a whole number between 0 and 65535, got "${flags.port}"`, 2);
+  }
 }
 
 /** The settings `serve`'s flags give, over the environment's. */
@@ -53,8 +71,16 @@ async function serveConfig(flags: ServeFlags, dataDir: string | null): Promise<C
 
 async function serve(flags: ServeFlags): Promise<void> {
   const started = process.hrtime.bigint();
+  checkFlags(flags); // before a data dir is made: a bad flag leaves nothing behind
   const dataDir = flags.ephemeral ? makeEphemeralDir() : null;
   if (dataDir) process.on('exit', () => removeEphemeralDir(dataDir));
+  // An ephemeral server ends with whoever started it (src/testing/lifeline.ts); until it serves, at once.
+  let launcherGone = (why: string): void => die(`stopping: ${why}`);
+  if (dataDir && flags.parentWatch !== false) {
+    watchLauncher((why) => launcherGone(why));
+    // No one reads the ready line any more: the launcher is gone as well.
+    process.stdout.on('error', () => launcherGone('its stdout was closed'));
+  }
   const cfg = await serveConfig(flags, dataDir);
   // With --ephemeral stdout carries the one ready line; the logs go to stderr.
   const c = await createContainer(cfg, dataDir ? { log: createLogger(cfg, pino.destination({ dest: 2, sync: false })) } : {});
@@ -72,7 +98,15 @@ async function serve(flags: ServeFlags): Promise<void> {
       process.exit(1);
     }
   }
-  await app.listen({ port: cfg.port, host: cfg.host });
+  try {
+    await app.listen({ port: cfg.port, host: cfg.host });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') die(`port ${cfg.port} on ${cfg.host} is in use (--port or ANVIL_PORT; 0 picks a free one)`);
+    if (code === 'EACCES') die(`port ${cfg.port} on ${cfg.host} needs privileges this process lacks (--port or ANVIL_PORT)`);
+    if (code === 'EADDRNOTAVAIL') die(`${cfg.host} is not an address of this machine (ANVIL_HOST)`);
+    throw err;
+  }
   const startWorkers = () => {
     const queue = c.queue;
     queue.start();
@@ -92,7 +126,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   // The signals are handled before the ready line: a client may stop the server as soon as it reads it.
   let workers: Workers | null = null;
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, graceMs = SHUTDOWN_GRACE_MS) => {
     if (stopping) return;
     stopping = true;
     c.log.info({ signal }, 'shutting down: finishing in-flight requests');
@@ -102,7 +136,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     // finishes later would hold the exit until the client lets go, so drop each one as it goes idle.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     // A request that never ends (a stuck client) must not keep the process from exiting.
-    const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    const deadline = setTimeout(() => app.server.closeAllConnections(), graceMs);
     // Running CI jobs are stopped (their process groups killed) while the database is still open.
     await Promise.all([closed.finally(() => (clearInterval(sweep), clearTimeout(deadline))), testMode ? testMode.stopWorkers() : workers?.stop()]);
     await testMode?.dropAll();
@@ -111,6 +145,14 @@ async function serve(flags: ServeFlags): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  if (dataDir) {
+    // A closed terminal ends an ephemeral server as a signal does, its data dir removed.
+    process.on('SIGHUP', () => void stop('SIGHUP', ORPHAN_GRACE_MS));
+    launcherGone = (why) => {
+      c.log.warn({ why }, 'the process that started this ephemeral server ended: stopping');
+      void stop('launcher gone', ORPHAN_GRACE_MS);
+    };
+  }
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
 
   if (dataDir) {
@@ -144,6 +186,7 @@ program
   .option('--seed <file>', 'apply this seed file (YAML or JSON) before serving (test mode)')
   .option('--port <port>', 'the port to listen on (0: a free one)')
   .option('--clock', 'let tests move the clock (POST /-/test/clock; test mode)')
+  .option('--no-parent-watch', 'with --ephemeral: keep serving after the process that started it ends')
   .action(serve);
 
 program
@@ -202,6 +245,10 @@ program
         headers: { 'private-token': token, 'content-type': 'application/json' },
         body: JSON.stringify({ seed }),
       });
+      if (res.status === 400) {
+        const message = String(((await res.json()) as { message?: string }).message ?? '').replace(/^400 Bad request - /, '');
+        throw new SeedError(placeErrors(seed, message));
+      }
       if (res.status !== 204) throw new SeedError(`${url} answered ${res.status}: ${await res.text()}`);
     } catch (err) {
       process.stderr.write(`anvil: ${(err as Error).message}\n`);

@@ -134,6 +134,10 @@ export function checkSeedPaths(seed: Seed, where: (at: (string | number)[]) => s
   if (errors.length) throw new SeedError(errors.join('\n'));
 }
 
+type Where = (at: (string | number)[]) => string;
+/** Where each entry of a seed read from a file is (its line), for errors found later. */
+const places = new WeakMap<Seed, Where>();
+
 /** Reads and checks a seed file; paths in it (`dir`, `bundle`, `import`) are relative to it, and become absolute. */
 export function readSeedFile(file: string): Seed {
   let text: string;
@@ -161,7 +165,106 @@ export function readSeedFile(file: string): Seed {
     for (const k of Object.keys(PATH_CHECKS)) if (typeof p[k] === 'string') p[k] = path.resolve(base, p[k] as string);
   }
   checkSeedPaths(seed, where);
+  places.set(seed, where);
   return seed;
+}
+
+/**
+ * A server's seed errors (`users.1.username: …`, one a line) with the places of the file the seed
+ * was read from (`seed.yml:5: users.1.username: …`): `anvil seed` sends the seed as JSON.
+ */
+export function placeErrors(seed: Seed, message: string): string {
+  const where = places.get(seed);
+  if (!where) return message;
+  return message
+    .split('\n')
+    .map((line) => line.replace(/^([A-Za-z_]\w*(?:\.\w+)*)(?=: )/, (p) => where(p.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k)))))
+    .join('\n');
+}
+
+const RANK: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+/**
+ * What only the server can tell is wrong with a seed, found before anything of it is applied: a
+ * user, group or project that exists already or is given twice, a namespace, user or group that
+ * is neither in the seed nor on the server, a visibility wider than its group's. Each error names
+ * the seed's line (or path).
+ */
+export async function checkSeedAgainst(app: FastifyInstance, auth: Record<string, string>, seed: Seed, where: Where): Promise<void> {
+  const errors: string[] = [];
+  const fail = (at: (string | number)[], msg: string) => errors.push(`${where(at)}: ${msg}`);
+  const get = async (url: string): Promise<any> => {
+    const res = await app.inject({ method: 'GET', url: `/api/v4${url}`, headers: auth });
+    return res.statusCode === 200 ? JSON.parse(res.body) : null;
+  };
+  const settings = (await get('/application/settings')) ?? {};
+  const defaultVisibility = (kind: 'group' | 'project') =>
+    String(seed.settings?.[`default_${kind}_visibility`] ?? settings[`default_${kind}_visibility`] ?? 'private');
+
+  const users = new Map<string, number>();
+  const emails = new Map<string, number>();
+  for (const [i, u] of (seed.users ?? []).entries()) {
+    const name = String(u.username);
+    const email = String(u.email ?? `${name}@example.com`).toLowerCase();
+    // A username given twice is that, not also its default email given twice.
+    if (users.has(name.toLowerCase())) {
+      fail(['users', i, 'username'], `"${name}" is given twice (also users.${users.get(name.toLowerCase())})`);
+      continue;
+    }
+    if ((await get(`/users?username=${enc(name)}`))?.length) fail(['users', i, 'username'], `a user "${name}" exists already`);
+    else if ((await get(`/namespaces/${enc(name)}`)) !== null) fail(['users', i, 'username'], `the namespace "${name}" is taken`);
+    users.set(name.toLowerCase(), i);
+    if (emails.has(email)) fail(['users', i, u.email === undefined ? 'username' : 'email'], `the email ${email} is given twice (also users.${emails.get(email)})`);
+    else if (((await get(`/users?search=${enc(email)}`)) ?? []).some((x: any) => String(x.email ?? '').toLowerCase() === email)) {
+      fail(['users', i, u.email === undefined ? 'username' : 'email'], `a user with the email ${email} exists already`);
+    }
+    emails.set(email, i);
+  }
+  const knownUser = async (name: string) => users.has(name.toLowerCase()) || Boolean((await get(`/users?username=${enc(name)}`))?.length);
+
+  /** Seed groups by full path: their visibility as given or defaulted. */
+  const groups = new Map<string, { index: number; visibility: string }>();
+  /** A group's visibility: the seed's, or the server's; null when there is no such group. */
+  const groupVisibility = async (full: string): Promise<string | null> => groups.get(full)?.visibility ?? (await get(`/groups/${enc(full)}`))?.visibility ?? null;
+  const members = async (list: Obj[] | undefined, at: (string | number)[]) => {
+    for (const [j, m] of (list ?? []).entries()) if (!(await knownUser(String(m.user)))) fail([...at, 'members', j, 'user'], `no user "${m.user}" in the seed or on the server`);
+  };
+  for (const [i, g] of (seed.groups ?? []).entries()) {
+    const full = String(g.path);
+    const parent = full.includes('/') ? full.slice(0, full.lastIndexOf('/')) : null;
+    const visibility = String(g.visibility ?? defaultVisibility('group'));
+    if (groups.has(full)) fail(['groups', i, 'path'], `"${full}" is given twice (also groups.${groups.get(full)!.index})`);
+    else if ((await get(`/namespaces/${enc(full)}`)) !== null || (parent === null && users.has(full.toLowerCase()))) fail(['groups', i, 'path'], `the namespace "${full}" is taken`);
+    if (parent !== null) {
+      const pv = await groupVisibility(parent);
+      if (pv === null) fail(['groups', i, 'path'], `no group "${parent}" above it, in the seed (before this one) or on the server`);
+      else if (RANK[visibility]! > RANK[pv]!) fail(['groups', i, g.visibility === undefined ? 'path' : 'visibility'], `${visibility} is wider than its parent group ${parent} (${pv})`);
+    }
+    groups.set(full, { index: i, visibility });
+    await members(g.members as Obj[] | undefined, ['groups', i]);
+  }
+  const projects = new Map<string, number>();
+  for (const [i, p] of (seed.projects ?? []).entries()) {
+    const full = String(p.path);
+    const ns = full.includes('/') ? full.slice(0, full.lastIndexOf('/')) : null;
+    const visibility = String(p.visibility ?? defaultVisibility('project'));
+    if (projects.has(full)) fail(['projects', i, 'path'], `"${full}" is given twice (also projects.${projects.get(full)})`);
+    else if ((await get(`/projects/${enc(full)}`)) !== null) fail(['projects', i, 'path'], `a project "${full}" exists already`);
+    projects.set(full, i);
+    if (ns !== null) {
+      const gv = await groupVisibility(ns);
+      if (gv !== null) {
+        if (RANK[visibility]! > RANK[gv]!) fail(['projects', i, p.visibility === undefined ? 'path' : 'visibility'], `${visibility} is wider than its group ${ns} (${gv})`);
+      } else if (!users.has(ns.toLowerCase()) && (await get(`/namespaces/${enc(ns)}`)) === null) {
+        fail(['projects', i, 'path'], `no namespace "${ns}": not a group or user of the seed, nor one on the server`);
+      }
+    }
+    await members(p.members as Obj[] | undefined, ['projects', i]);
+    for (const [j, sh] of ((p.shares as Obj[] | undefined) ?? []).entries()) {
+      if (!groups.has(String(sh.group)) && (await get(`/groups/${enc(String(sh.group))}`)) === null) fail(['projects', i, 'shares', j, 'group'], `no group "${sh.group}" in the seed or on the server`);
+    }
+  }
+  if (errors.length) throw new SeedError(errors.join('\n'));
 }
 
 /** A client of the app, as root: the answer's body, or a SeedError naming the request. A FormData body goes as multipart. */
@@ -195,6 +298,7 @@ function dirActions(dir: string, prefix = ''): Obj[] {
 /** Applies a checked seed through the API with `auth` (an administrator's credential headers). */
 export async function applySeed(app: FastifyInstance, c: Container, auth: Record<string, string>, seed: Seed): Promise<void> {
   checkSeedPaths(seed);
+  await checkSeedAgainst(app, auth, seed, places.get(seed) ?? ((at) => at.join('.')));
   const api = client(app, auth);
   // Pushed CI files start pipelines only when the seed asks (`pipelines: true`); the rest of the queued work runs now.
   const settle = async () => {

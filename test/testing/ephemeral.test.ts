@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -151,5 +152,77 @@ describe('serve --ephemeral', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+  it('seed errors only the server finds name their line, all of them, before anything is applied; at start and by `anvil seed`', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-seedfile-'));
+    const file = path.join(dir, 'seed.yml');
+    fs.writeFileSync(file, [
+      'users:',
+      '  - username: bob',
+      '  - username: bob',
+      'groups:',
+      '  - path: acme',
+      '    visibility: private',
+      '  - path: nowhere/sub',
+      'projects:',
+      '  - path: acme/open',
+      '    visibility: public',
+      '  - path: ghost/demo',
+      '    members: [{user: carol, access_level: 30}]',
+      '',
+    ].join('\n'));
+    const expected = [
+      `${file}:3: users.1.username: "bob" is given twice (also users.0)`,
+      `${file}:7: groups.1.path: no group "nowhere" above it, in the seed (before this one) or on the server`,
+      `${file}:10: projects.0.visibility: public is wider than its group acme (private)`,
+      `${file}:11: projects.1.path: no namespace "ghost": not a group or user of the seed, nor one on the server`,
+      `${file}:12: projects.1.members.0.user: no user "carol" in the seed or on the server`,
+    ];
+    try {
+      const s = await start(['--seed', file]);
+      assert.equal(s.code, 1);
+      assert.equal(s.line, '');
+      assert.equal(s.stderr(), `anvil: ${expected.join('\n')}\n`);
+
+      const ok = await start([]);
+      const ready = JSON.parse(ok.line);
+      try {
+        fs.writeFileSync(path.join(dir, 'first.yml'), 'users:\n  - username: dave\n');
+        assert.equal((await anvil(['seed', path.join(dir, 'first.yml'), '--url', ready.url, '--token', ready.token])).code, 0);
+        fs.writeFileSync(path.join(dir, 'again.yml'), 'users:\n  - username: erin\n  - username: dave\n    email: dave2@example.com\n  - username: frank\n    email: dave@example.com\n');
+        const again = await anvil(['seed', path.join(dir, 'again.yml'), '--url', ready.url, '--token', ready.token]);
+        assert.equal(again.code, 1);
+        assert.equal(again.stderr, [
+          `anvil: ${dir}/again.yml:3: users.1.username: a user "dave" exists already`,
+          `${dir}/again.yml:6: users.2.email: a user with the email dave@example.com exists already`,
+          '',
+        ].join('\n'));
+        const erin = await fetch(`${ready.url}/api/v4/users?username=erin`, { headers: { 'private-token': ready.token } });
+        assert.deepEqual(await erin.json(), [], 'nothing of the seed was applied');
+      } finally {
+        ok.proc.kill('SIGTERM');
+        await exited(ok.proc);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a bad flag and a port in use are one line each, and leave no data dir', async () => {
+    const before = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('anvil-ephemeral-')).length;
+    const bad = await start(['--port', '99999']);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr(), 'anvil: --port must be a whole number between 0 and 65535, got "99999"\n');
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const busy = await start(['--port', String(port)]);
+      assert.equal(busy.code, 1);
+      assert.equal(busy.stderr(), `anvil: port ${port} on 127.0.0.1 is in use (--port or ANVIL_PORT; 0 picks a free one)\n`);
+    } finally {
+      taken.close();
+    }
+    assert.ok(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('anvil-ephemeral-')).length <= before);
   });
 });
