@@ -16,27 +16,7 @@ import { rewriteProjectUrl } from './http/project_urls.js';
 import { registerWeb } from './web/routes.js';
 import { MAX_HEAD_BYTES, MAX_URL_LENGTH, URI_TOO_LONG_BODY, clientErrorHandler } from './http/client_error.js';
 import { registerTestMode, testingRoutes } from './testing/routes.js';
-
-// Query keys whose values are secrets (private_token, access_token, job_token, password, …), matched after
-// decoding, since the query parser also accepts `private%5Ftoken=…` or `private_token[]=…`.
-const SECRET_QUERY_KEY = /token|password|secret/i;
-
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const pairs = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    if (eq < 0) return pair;
-    let key = pair.slice(0, eq);
-    try {
-      key = decodeURIComponent(key.replace(/\+/g, ' '));
-    } catch {
-      // undecodable: test the raw key
-    }
-    return SECRET_QUERY_KEY.test(key) ? `${pair.slice(0, eq)}=[REDACTED]` : pair;
-  });
-  return `${url.slice(0, q)}?${pairs.join('&')}`;
-}
+import { redactUrl } from './http/redact.js';
 
 /**
  * The logger Fastify gives each request: a pino child bound to the request id, made only when
@@ -99,6 +79,8 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   });
 
   await registerBodyParsers(app, { bodyLimit: 10 * 1024 * 1024, fileSizeLimit: 1024 * 1024 * 1024 });
+  // Test mode's gate, faults and journal (before compression: the journal keeps bodies as given).
+  if (c.config.testMode) registerTestMode(app, c);
   await app.register(compress, COMPRESSION);
 
   // onRequest, onSend and onResponse run on every request: callback style, as an async hook costs promises per call.
@@ -149,7 +131,6 @@ export async function buildApp(c: Container, opts: { routes?: ApiRoute<any>[] } 
   registerRunnerTrace(app, c);
 
   // Test mode's endpoints exist only in test mode.
-  if (c.config.testMode) registerTestMode(app, c);
   const routes = [...(opts.routes ?? allRoutes), ...(c.config.testMode ? testingRoutes : [])];
   registerOpenApi(app, routes, c.config.externalUrl);
   const unknownRoute = mountRoutes(app, c, routes, [OPENAPI_PATH]);

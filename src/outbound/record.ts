@@ -16,8 +16,15 @@ export interface OutboundRecord {
   origin: Record<string, unknown> | null;
 }
 
+/** How the inbox answers one request: an answer, or no answer (the error a real receiver's fault would give). */
+export type InboxAnswer =
+  | { status: number; headers: Record<string, string>; body: string }
+  | { error: string; timeout: boolean };
+
 export interface OutboundRecorder {
   record(r: OutboundRecord): void;
+  /** The inbox's answer to a request (200 unless a test asked for a fault or a delay), within `timeoutMs`. */
+  answerInbox?(method: string, url: string, timeoutMs: number): Promise<InboxAnswer>;
 }
 
 export const isInboxUrl = (url: URL): boolean => url.hostname === INBOX_HOST;

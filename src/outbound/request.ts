@@ -174,8 +174,14 @@ export async function send(raw: string, policy: OutboundPolicy, opts: SendOption
     // an invalid URL is refused below, and recorded so
   }
   if (inbox) {
-    recorder.record({ ...entry, response: { status: 200, headers: {}, body: '' }, error: null });
-    return { status: 200, headers: {}, body: '', truncated: false, durationMs: 0 };
+    const started = Date.now();
+    const answer = (await recorder.answerInbox?.(entry.method, raw, opts.timeoutMs ?? 10_000)) ?? { status: 200, headers: {}, body: '' };
+    if ('error' in answer) {
+      recorder.record({ ...entry, response: null, error: answer.error });
+      throw new OutboundFailed(answer.error, answer.timeout);
+    }
+    recorder.record({ ...entry, response: answer, error: null });
+    return { ...answer, truncated: false, durationMs: Date.now() - started };
   }
   try {
     const res = await sendChecked(raw, policy, opts);

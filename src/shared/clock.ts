@@ -9,14 +9,16 @@
 // service.
 
 let offsetMs = 0;
+/** The instant the clock stands at while frozen, else null. */
+let frozenAt: number | null = null;
 let movable = false;
 const listeners = new Set<() => void>();
 
 /** Milliseconds since the epoch, as Anvil's domain sees them. */
-export const now = (): number => Date.now() + offsetMs;
+export const now = (): number => frozenAt ?? Date.now() + offsetMs;
 
 /** The same instant as a Date. */
-export const nowDate = (): Date => new Date(Date.now() + offsetMs);
+export const nowDate = (): Date => new Date(now());
 
 /** Lets the clock be set and advanced (test mode only; elsewhere it cannot move). */
 export function enableTestClock(): void {
@@ -25,11 +27,61 @@ export function enableTestClock(): void {
 
 export const testClockEnabled = (): boolean => movable;
 
-/** Sets the clock to `ms` since the epoch; time goes on from there. */
-export function setClock(ms: number): void {
-  if (!movable) throw new Error('the clock can only move in test mode with the test clock enabled');
-  offsetMs = ms - Date.now();
+const changed = () => {
   for (const fn of listeners) fn();
+};
+
+const mustMove = () => {
+  if (!movable) throw new Error('the clock can only move in test mode with the test clock enabled');
+};
+
+/** Sets the clock to `ms` since the epoch; time goes on from there (or stays there, while frozen). */
+export function setClock(ms: number): void {
+  mustMove();
+  if (frozenAt !== null) frozenAt = ms;
+  else offsetMs = ms - Date.now();
+  changed();
+}
+
+/** Stops the clock where it is: it moves only when set or advanced, until unfrozen. */
+export function freezeClock(): void {
+  mustMove();
+  frozenAt = now();
+  changed();
+}
+
+/** Time goes on again from where the frozen clock stands. */
+export function unfreezeClock(): void {
+  mustMove();
+  if (frozenAt !== null) offsetMs = frozenAt - Date.now();
+  frozenAt = null;
+  changed();
+}
+
+/** Back to the system's time, running; it stays movable. */
+export function realTime(): void {
+  mustMove();
+  offsetMs = 0;
+  frozenAt = null;
+  changed();
+}
+
+export const clockFrozen = (): boolean => frozenAt !== null;
+
+/** Where the clock is, to be put back later (a snapshot, a reset): its shift, or the instant it is frozen at. */
+export interface ClockState {
+  offsetMs: number;
+  frozenAt: number | null;
+}
+
+export const clockState = (): ClockState => ({ offsetMs, frozenAt });
+
+/** Puts back a state clockState() gave (a clock that cannot move was never moved: nothing to do). */
+export function restoreClock(state: ClockState): void {
+  if (!movable) return;
+  offsetMs = state.offsetMs;
+  frozenAt = state.frozenAt;
+  changed();
 }
 
 /** Moves the clock forward (or back, with a negative amount) by `ms`. */
@@ -40,8 +92,9 @@ export function advanceClock(ms: number): void {
 /** Back to the system clock, and no longer movable (tests that enabled it call this when done). */
 export function resetClock(): void {
   offsetMs = 0;
+  frozenAt = null;
   movable = false;
-  for (const fn of listeners) fn();
+  changed();
 }
 
 /** Calls `fn` whenever the clock was set or advanced; returns the unsubscribe. */

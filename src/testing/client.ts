@@ -42,6 +42,58 @@ export interface AnvilClock {
   /** Moves the clock forward by a duration such as `25h`, `90s`, `2d`. */
   advance(duration: string): Promise<Date>;
   set(at: string | Date): Promise<Date>;
+  /** Stops the clock (at `at` when given): it moves only when set or advanced. */
+  freeze(at?: string | Date): Promise<Date>;
+  /** Time goes on from where the frozen clock stands. */
+  unfreeze(): Promise<Date>;
+  /** Back to the system's time, running. */
+  real(): Promise<Date>;
+}
+
+/** One request made to Anvil (GET /-/test/requests); secrets are masked. */
+export interface JournalEntry {
+  id: number;
+  created_at: string;
+  method: string;
+  url: string;
+  path: string;
+  status: number | null;
+  user: string | null;
+  duration_ms: number;
+  fault_id: number | null;
+  request: { headers: Record<string, string>; body: string | null; body_truncated: boolean };
+  response: { headers: Record<string, string>; body: string | null; body_truncated: boolean };
+}
+
+/** Which requests: `path` is a pattern (`*` within a segment, `**` across), `status` a code, `4xx` or `none`, `since` an id. */
+export interface RequestFilter {
+  method?: string;
+  path?: string;
+  user?: string;
+  status?: number | string;
+  since?: number;
+}
+
+/** A fault or latency rule: match (method, path or url, user, times) and do one of status (with headers, body), drop, reset, or delay alone. */
+export interface FaultRule {
+  method?: string;
+  path?: string;
+  url?: string;
+  user?: string;
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  drop?: boolean;
+  reset?: boolean;
+  /** Milliseconds, or a random delay between min and max. */
+  delay?: number | { min: number; max: number };
+  times?: number;
+}
+
+export interface FaultRules {
+  add(rule: FaultRule): Promise<FaultRule & { id: number; hits: number }>;
+  list(): Promise<(FaultRule & { id: number; hits: number })[]>;
+  clear(): Promise<void>;
 }
 
 export interface Anvil {
@@ -57,6 +109,14 @@ export interface Anvil {
   /** What went out after `since` (a delivery id); with `wait` seconds, waits for the next one. */
   deliveries(opts?: { since?: number; wait?: number }): Promise<Delivery[]>;
   clock: AnvilClock;
+  /** The requests made to Anvil, oldest first (the newest 1000 are kept); a reset forgets them. */
+  requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  /** How many requests a filter selects. */
+  requestCount(filter?: RequestFilter): Promise<number>;
+  /** Faults and latency for requests to Anvil (rules by `path`); a reset clears them. */
+  faults: FaultRules;
+  /** Faults and latency for the delivery inbox's answers to hooks (rules by `url`); a reset clears them. */
+  inboxFaults: FaultRules;
   /** Applies one more seed; a reset then comes back to its result. */
   seed(seed: Record<string, unknown>): Promise<void>;
   /** Stops the server; its data dir is removed. */
@@ -83,14 +143,23 @@ export async function startAnvil(opts: StartOptions = {}): Promise<Anvil> {
   const [cmd, ...pre] = opts.command ?? [anvilCommand()];
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANVIL_')));
   const proc = spawn(cmd!, [...pre, ...args], { env: { ...env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  // A suite that ends without stop() does not leave its server running.
-  const killAtExit = () => proc.kill('SIGTERM');
+  // A suite that ends without stop() does not leave its server running (nor one killed outright:
+  // the server watches the process that started it).
+  let serverPid: number | null = null;
+  const killAtExit = () => {
+    try {
+      process.kill(serverPid ?? proc.pid!, 'SIGTERM');
+    } catch {
+      // gone already
+    }
+  };
   process.once('exit', killAtExit);
   proc.once('exit', () => process.off('exit', killAtExit));
   const dropSeed = () => seedFile && fs.rmSync(path.dirname(seedFile), { recursive: true, force: true });
   let ready: { url: string; token: string; pid: number; data_dir: string };
   try {
     ready = await readyLine(proc, opts.timeoutMs ?? 120_000);
+    serverPid = ready.pid;
   } finally {
     dropSeed();
   }
@@ -125,13 +194,43 @@ export async function startAnvil(opts: StartOptions = {}): Promise<Anvil> {
     clock: {
       now: async () => clockAt(await call('GET', '/-/test/clock')),
       advance: async (duration) => clockAt(await call('POST', '/-/test/clock', { advance: duration })),
-      set: async (at) => clockAt(await call('POST', '/-/test/clock', { set: at instanceof Date ? at.toISOString() : at })),
+      set: async (at) => clockAt(await call('POST', '/-/test/clock', { set: iso(at) })),
+      freeze: async (at) => clockAt(await call('POST', '/-/test/clock', { freeze: true, ...(at === undefined ? {} : { set: iso(at) }) })),
+      unfreeze: async () => clockAt(await call('POST', '/-/test/clock', { freeze: false })),
+      real: async () => clockAt(await call('POST', '/-/test/clock', { real: true })),
     },
+    requests: async (filter = {}) => (await call('GET', `/-/test/requests${query(filter)}`)) as JournalEntry[],
+    requestCount: async (filter = {}) => ((await call('GET', `/-/test/requests/count${query(filter)}`)) as { count: number }).count,
+    faults: faultRules(call, '/-/test/faults'),
+    inboxFaults: faultRules(call, '/-/test/inbox/faults'),
     seed: async (seed) => void (await call('POST', '/-/test/seed', { seed })),
     stop: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      // The server itself (its pid from the ready line): a wrapper in `command` may not pass a signal on.
+      if (proc.exitCode === null && proc.signalCode === null) {
+        try {
+          process.kill(ready.pid, 'SIGTERM');
+        } catch {
+          proc.kill('SIGTERM');
+        }
+      }
       await exited;
     },
+  };
+}
+
+const iso = (at: string | Date): string => (at instanceof Date ? at.toISOString() : at);
+
+function query(filter: RequestFilter): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(filter)) if (v !== undefined) q.set(k, String(v));
+  return q.size ? `?${q}` : '';
+}
+
+function faultRules(call: (method: string, p: string, body?: unknown) => Promise<unknown>, base: string): FaultRules {
+  return {
+    add: async (rule) => (await call('POST', base, rule)) as FaultRule & { id: number; hits: number },
+    list: async () => (await call('GET', base)) as (FaultRule & { id: number; hits: number })[],
+    clear: async () => void (await call('DELETE', base)),
   };
 }
 

@@ -1,6 +1,7 @@
 // The delivery inbox: what went out in test mode (src/outbound/record.ts), numbered, the newest
 // kept, and a wait for the next one (GET /-/test/deliveries?since=&wait=).
-import type { OutboundRecord, OutboundRecorder } from '../outbound/record.js';
+import type { InboxAnswer, OutboundRecord, OutboundRecorder } from '../outbound/record.js';
+import { FaultRules } from './faults.js';
 import { nowIso } from '../shared/time.js';
 import { Sleepers } from '../shared/sleepers.js';
 
@@ -15,6 +16,26 @@ export class DeliveryLog implements OutboundRecorder {
   private entries: Delivery[] = [];
   private lastId = 0;
   private readonly waiters = new Sleepers();
+  /** Faults and latency of the inbox's answers (/-/test/inbox/faults). */
+  readonly inboxFaults = new FaultRules('url');
+
+  async answerInbox(method: string, url: string, timeoutMs: number): Promise<InboxAnswer> {
+    const fault = this.inboxFaults.take(method, url, null);
+    if (!fault) return { status: 200, headers: {}, body: '' };
+    // A receiver slower than the sender's timeout: the sender gives up at its timeout, as with a real one.
+    await new Promise((r) => setTimeout(r, Math.min(fault.delayMs, timeoutMs)));
+    if (fault.delayMs > timeoutMs) return { error: 'execution expired', timeout: true };
+    switch (fault.action.kind) {
+      case 'answer':
+        return { status: fault.action.status, headers: fault.action.headers, body: fault.action.body };
+      case 'drop':
+        return { error: 'socket hang up', timeout: false };
+      case 'reset':
+        return { error: 'read ECONNRESET', timeout: false };
+      default:
+        return { status: 200, headers: {}, body: '' };
+    }
+  }
 
   record(r: OutboundRecord): void {
     this.entries.push({ id: ++this.lastId, created_at: nowIso(), ...r });

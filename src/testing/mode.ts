@@ -10,12 +10,15 @@ import { countDueJobs } from '../db/repos/background_jobs.js';
 import { dropDatabaseSnapshot, restoreDatabase, saveDatabase, type DbSnapshot } from '../db/snapshots.js';
 import { registerBackgroundJobs } from '../domain/background.js';
 import { nowIso } from '../shared/time.js';
+import { clockState, restoreClock, type ClockState } from '../shared/clock.js';
 import { Queue } from '../queue/queue.js';
 import { closeRepositoryReaders } from '../domain/repository/service.js';
 import { forgetSettings } from '../domain/settings/service.js';
 import { replaceQueue } from '../container.js';
 import { RequestGate } from './gate.js';
 import { DeliveryLog } from './deliveries.js';
+import { RequestJournal } from './journal.js';
+import { FaultRules } from './faults.js';
 
 /** The snapshot a reset restores: the state right after start-up and seeding. */
 export const SEEDED = 'seeded';
@@ -28,6 +31,8 @@ export interface Workers {
 interface Snapshot {
   db: DbSnapshot;
   dir: string;
+  /** Where the clock was: a reset puts it back where the seed left it. */
+  clock: ClockState;
   /** A copy of the state dirs made ahead of time: a restore moves it into place instead of copying. */
   spare: Promise<string> | null;
 }
@@ -37,6 +42,10 @@ const STATE_DIRS = ['repositories', 'blobs'];
 
 export class TestMode {
   readonly gate = new RequestGate();
+  /** What was asked of this app (GET /-/test/requests). */
+  readonly journal = new RequestJournal();
+  /** Faults and latency for requests to this app (/-/test/faults). */
+  readonly faults = new FaultRules('path');
   private readonly snapshots = new Map<string, Snapshot>();
   private seq = 0;
   private workers: Workers | null = null;
@@ -90,7 +99,7 @@ export class TestMode {
       const where = this.c.dialect === 'sqlite' ? path.join(dir, 'database.sqlite') : `anvil_snapshot_${process.pid}_${n}`;
       const db = await saveDatabase(this.c.db, where);
       await copyStateDirs(this.c.config.dataDir, dir);
-      const snap: Snapshot = { db, dir, spare: null };
+      const snap: Snapshot = { db, dir, clock: clockState(), spare: null };
       this.snapshots.set(name, snap);
       this.makeSpare(snap);
       if (old) await this.drop(old);
@@ -123,10 +132,14 @@ export class TestMode {
       }
       this.chore(Promise.all([remove(trash), remove(spare)]));
       this.makeSpare(snap);
+      restoreClock(snap.clock);
       this.c.authCache.forgetAll();
       this.c.projectReads.forgetAll();
       forgetSettings(this.c);
       this.deliveries.clear();
+      this.deliveries.inboxFaults.clear();
+      this.journal.clear();
+      this.faults.clear();
       if (restart) {
         replaceQueue(this.c);
         this.workers = this.startWorkers!();

@@ -145,7 +145,7 @@ for (const dialect of DIALECTS) {
       assert.equal(r.status, 403);
       const now = await t.get('/-/test/clock');
       assert.equal(now.status, 200);
-      assert.deepEqual(Object.keys(now.body), ['now', 'movable']);
+      assert.deepEqual(Object.keys(now.body), ['now', 'movable', 'frozen']);
       assert.equal(now.body.movable, false);
     });
 
