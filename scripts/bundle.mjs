@@ -167,6 +167,11 @@ fs.rmSync(path.join(root, 'dist/anvil.mjs'), { force: true }); // the launcher o
 fs.chmodSync(path.join(root, 'dist/anvil.cjs'), 0o755);
 // `import { startAnvil } from 'anvil/testing'`: the client of an ephemeral server, and its types.
 await build({ ...forNode, entryPoints: [path.join(root, 'src/testing/client.ts')], outfile: path.join(root, 'dist/testing.mjs'), format: 'esm' });
+// The helpers for other languages, as they are: the pytest plugin and the Go package (its own go.mod).
+for (const lang of ['python', 'go']) {
+  fs.rmSync(path.join(root, 'dist', lang), { recursive: true, force: true });
+  fs.cpSync(path.join(root, 'src/testing', lang), path.join(root, 'dist', lang), { recursive: true, filter: (f) => !f.includes('__pycache__') });
+}
 testingTypes(); // run as itself: its first line holds the memory settings
 await buildWebAssets();
 await warmCodeCache();

@@ -1,124 +1,111 @@
-// A Go suite against Anvil with go-gitlab: TestMain starts one ephemeral server seeded from
-// ../seed.yml, and each test resets it first. The server is `npx anvil serve --ephemeral`
-// (the anvil npm package); ANVIL_COMMAND names another build of the `anvil` command.
+// A Go suite against Anvil with the anviltest package (standard library only: it builds offline
+// in module mode): TestMain starts one ephemeral server seeded from ../seed.yml, each test resets
+// it first. The server is `npx anvil serve --ephemeral` (the anvil npm package); ANVIL_COMMAND
+// names another build of the `anvil` command. go-gitlab works the same way:
+// gitlab.NewClient(token, gitlab.WithBaseURL(anvil.URL+"/api/v4")).
 package example
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
-	"github.com/xanzy/go-gitlab"
+	"anvil/anviltest"
 )
 
 const aliceToken = "alice-test-token-0000000001"
 
-// anvil is the suite's server: its ready line.
-var anvil struct {
-	URL   string `json:"url"`
-	Token string `json:"token"`
-	PID   int    `json:"pid"`
-}
+var anvil *anviltest.Server
 
 func TestMain(m *testing.M) {
-	command := strings.Fields(os.Getenv("ANVIL_COMMAND"))
-	if len(command) == 0 {
-		command = []string{"npx", "anvil"}
-	}
-	cmd := exec.Command(command[0], append(command[1:], "serve", "--ephemeral", "--seed", "../seed.yml")...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ANVIL_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	out, err := cmd.StdoutPipe()
-	if err == nil {
-		err = cmd.Start()
-	}
+	var err error
+	anvil, err = anviltest.Start(anviltest.Options{Seed: "../seed.yml"})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "anvil:", err)
-		os.Exit(1)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err == nil {
-		err = json.Unmarshal([]byte(line), &anvil)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "anvil did not start:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	cmd.Process.Signal(os.Interrupt)
-	cmd.Wait()
+	anvil.Stop() // should this process die first, the server ends within two seconds anyway
 	os.Exit(code)
 }
 
-// setup resets the server to its seeded state and returns a client acting as alice.
-func setup(t *testing.T) *gitlab.Client {
+// api sends a request as alice; the answer's status and JSON body.
+func api(t *testing.T, method, path, body string) (int, any) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", anvil.URL+"/-/test/reset", nil)
-	req.Header.Set("PRIVATE-TOKEN", anvil.Token)
+	req, _ := http.NewRequest(method, anvil.URL+"/api/v4"+path, strings.NewReader(body))
+	req.Header.Set("PRIVATE-TOKEN", aliceToken)
+	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
-	if err != nil || res.StatusCode != http.StatusNoContent {
-		t.Fatalf("reset: %v %v", err, res)
-	}
-	res.Body.Close()
-	c, err := gitlab.NewClient(aliceToken, gitlab.WithBaseURL(anvil.URL+"/api/v4"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	defer res.Body.Close()
+	var out any
+	json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+func setup(t *testing.T) {
+	t.Helper()
+	if err := anvil.Reset(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func branches(t *testing.T) string {
+	_, list := api(t, "GET", "/projects/acme%2Fdemo/repository/branches", "")
+	var names []string
+	for _, b := range list.([]any) {
+		names = append(names, b.(map[string]any)["name"].(string))
+	}
+	return strings.Join(names, ",")
 }
 
 func TestSeededProject(t *testing.T) {
-	c := setup(t)
-	p, _, err := c.Projects.GetProject("acme/demo", nil)
-	if err != nil {
-		t.Fatal(err)
+	setup(t)
+	status, p := api(t, "GET", "/projects/acme%2Fdemo", "")
+	if status != 200 || p.(map[string]any)["visibility"] != "private" {
+		t.Fatalf("got %d %v", status, p)
 	}
-	if p.Visibility != gitlab.PrivateVisibility || p.DefaultBranch != "main" {
-		t.Fatalf("got %s %s", p.Visibility, p.DefaultBranch)
-	}
-}
-
-func branchNames(t *testing.T, c *gitlab.Client) []string {
-	t.Helper()
-	list, _, err := c.Branches.ListBranches("acme/demo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, b := range list {
-		names = append(names, b.Name)
-	}
-	return names
 }
 
 func TestBranchIsGoneAfterReset(t *testing.T) {
-	c := setup(t)
-	if _, _, err := c.Branches.CreateBranch("acme/demo", &gitlab.CreateBranchOptions{Branch: gitlab.String("feature"), Ref: gitlab.String("main")}); err != nil {
-		t.Fatal(err)
+	setup(t)
+	if status, _ := api(t, "POST", "/projects/acme%2Fdemo/repository/branches", `{"branch":"feature","ref":"main"}`); status != 201 {
+		t.Fatalf("create: %d", status)
 	}
-	if got := strings.Join(branchNames(t, c), ","); got != "feature,main" {
+	if got := branches(t); got != "feature,main" {
 		t.Fatalf("branches %s", got)
 	}
-	c = setup(t)
-	if got := strings.Join(branchNames(t, c), ","); got != "main" {
+	setup(t)
+	if got := branches(t); got != "main" {
 		t.Fatalf("after the reset: branches %s", got)
 	}
 }
 
 func TestMainIsProtected(t *testing.T) {
-	c := setup(t)
-	_, res, err := c.RepositoryFiles.CreateFile("acme/demo", "x.txt", &gitlab.CreateFileOptions{
-		Branch: gitlab.String("main"), Content: gitlab.String("x"), CommitMessage: gitlab.String("x"),
-	})
-	if err == nil || res == nil || res.StatusCode != http.StatusForbidden {
-		t.Fatalf("want 403, got %v %v", res, err)
+	setup(t)
+	status, _ := api(t, "POST", "/projects/acme%2Fdemo/repository/files/x.txt", `{"branch":"main","content":"x","commit_message":"x"}`)
+	if status != http.StatusForbidden {
+		t.Fatalf("want 403, got %d", status)
+	}
+}
+
+func TestFaultAndJournal(t *testing.T) {
+	setup(t)
+	if _, err := anvil.AddFault(anviltest.Rule{"method": "GET", "path": "/api/v4/projects/*", "status": 503, "times": 1}); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := api(t, "GET", "/projects/acme%2Fdemo", "")
+	second, _ := api(t, "GET", "/projects/acme%2Fdemo", "")
+	if first != 503 || second != 200 {
+		t.Fatalf("got %d then %d", first, second)
+	}
+	seen, err := anvil.Requests(anviltest.Filter{Path: "/api/v4/projects/*", User: "alice"})
+	if err != nil || len(seen) != 2 || *seen[0].Status != 503 || seen[0].FaultID == nil || seen[0].Request.Headers["private-token"] != "[REDACTED]" {
+		t.Fatalf("journal %+v %v", seen, err)
 	}
 }

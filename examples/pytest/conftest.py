@@ -1,56 +1,29 @@
-"""pytest fixtures: one Anvil per test session, seeded from ../seed.yml, reset before each test.
+"""pytest with the anvil plugin: one Anvil per test session, seeded from ../seed.yml (pytest.ini),
+reset before each test that uses it.
 
-The server is `npx anvil serve --ephemeral` (the anvil package installed with npm); set
-ANVIL_COMMAND to run another build of it (the path of its `anvil` command).
+The plugin ships in the npm package (node_modules/anvil/dist/python); here it is the package's
+own copy. The server is `npx anvil serve --ephemeral`; set ANVIL_COMMAND (or --anvil-command) to
+run another build of it.
 """
-import json
-import os
-import shlex
-import subprocess
-import urllib.request
-from pathlib import Path
+import pathlib
+import sys
 
-import gitlab
 import pytest
 
-SEED = Path(__file__).resolve().parent.parent / "seed.yml"
+# In your project: pathlib.Path(__file__).parent / "node_modules/anvil/dist/python"
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent.parent / "dist" / "python"))
+pytest_plugins = ["anvil_pytest"]
+
 ALICE = "alice-test-token-0000000001"
-
-
-@pytest.fixture(scope="session")
-def anvil():
-    command = shlex.split(os.environ.get("ANVIL_COMMAND", "npx anvil"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANVIL_")}
-    proc = subprocess.Popen(
-        [*command, "serve", "--ephemeral", "--seed", str(SEED)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
-    )
-    line = proc.stdout.readline()  # the one JSON line, once it is ready
-    if not line:
-        raise RuntimeError(f"anvil exited with {proc.wait()} before it was ready")
-    server = json.loads(line)
-    yield server
-    proc.terminate()
-    proc.wait(timeout=30)
-
-
-@pytest.fixture(autouse=True)
-def reset(anvil):
-    """Every test starts from the seeded state."""
-    req = urllib.request.Request(
-        f"{anvil['url']}/-/test/reset", method="POST", headers={"PRIVATE-TOKEN": anvil["token"]}
-    )
-    with urllib.request.urlopen(req) as res:
-        assert res.status == 204
 
 
 @pytest.fixture
 def gl(anvil):
-    """python-gitlab as alice."""
-    return gitlab.Gitlab(anvil["url"], private_token=ALICE)
+    """python-gitlab as alice (the plugin's own `gl` is root)."""
+    return anvil.gitlab(ALICE)
 
 
 @pytest.fixture
 def admin(anvil):
     """python-gitlab as root."""
-    return gitlab.Gitlab(anvil["url"], private_token=anvil["token"])
+    return anvil.gitlab()

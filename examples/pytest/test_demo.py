@@ -27,3 +27,14 @@ def test_main_is_protected(gl):
 
 def test_root_sees_alice(admin):
     assert [u.username for u in admin.users.list(username="alice")] == ["alice"]
+
+
+def test_a_fault_and_the_journal(anvil, gl):
+    anvil.faults.add(method="GET", path="/api/v4/projects/*", status=503, times=1)
+    with pytest.raises(gitlab.exceptions.GitlabGetError) as err:
+        gl.projects.get("acme/demo")
+    assert err.value.response_code == 503
+    assert gl.projects.get("acme/demo").path == "demo"
+    seen = anvil.requests(path="/api/v4/projects/*", user="alice")
+    assert [e["status"] for e in seen] == [503, 200]
+    assert anvil.request_count(status="5xx") == 1

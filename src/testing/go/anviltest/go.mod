@@ -1,0 +1,3 @@
+module anvil/anviltest
+
+go 1.19
