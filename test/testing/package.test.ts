@@ -41,7 +41,8 @@ describe('the package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
 
   it('holds the built command and the testing client, and brings no dependency but the SQLite module', () => {
     const pkg = path.join(app, 'node_modules/anvil');
-    for (const f of ['dist/anvil.cjs', 'dist/server.cjs', 'dist/testing.mjs', 'dist/testing.d.ts', 'dist/schema.sqlite3', 'package.json']) {
+    for (const f of ['dist/anvil.cjs', 'dist/server.cjs', 'dist/testing.mjs', 'dist/testing.d.ts', 'dist/schema.sqlite3', 'package.json',
+      'dist/python/anvil_pytest.py', 'dist/go/anviltest/go.mod', 'dist/go/anviltest/anviltest.go', 'examples/seed.yml', 'examples/pytest/conftest.py', 'examples/go/go.mod']) {
       assert.ok(fs.existsSync(path.join(pkg, f)), f);
     }
     assert.equal(fs.existsSync(path.join(pkg, 'src')), false);
@@ -83,7 +84,21 @@ describe('the package', { timeout: INSTALL_TIMEOUT_MS + 120_000 }, () => {
     assert.deepEqual(JSON.parse(out), {
       username: 'alice',
       deliveries: [],
-      keys: ['clock', 'dataDir', 'deliveries', 'pid', 'reset', 'restore', 'seed', 'snapshot', 'stop', 'token', 'url'],
+      keys: ['clock', 'dataDir', 'deliveries', 'faults', 'inboxFaults', 'pid', 'requestCount', 'requests', 'reset', 'restore', 'seed', 'snapshot', 'stop', 'token', 'url'],
     });
+  });
+  // The helpers as a user runs them from the package, offline: the pytest plugin and the Go package, through the packaged examples.
+  const packaged = path.join(app, 'node_modules/anvil/examples');
+  const userEnv = { ...env, ANVIL_COMMAND: path.join(app, 'node_modules/.bin/anvil') };
+
+  it('the pytest plugin runs the packaged pytest example', { skip: spawnSync('/usr/bin/python3', ['-c', 'import gitlab, pytest']).status !== 0 && 'no python-gitlab or pytest here' }, () => {
+    const r = spawnSync('/usr/bin/python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider'], { cwd: path.join(packaged, 'pytest'), env: userEnv, encoding: 'utf8', timeout: 300_000 });
+    assert.match(r.stdout, /6 passed/, `${r.stdout}\n${r.stderr}`);
+  });
+
+  it('the anviltest Go package runs the packaged Go example, in module mode with no network', { skip: spawnSync('go', ['version']).status !== 0 && 'no go here' }, () => {
+    const goEnv = { ...userEnv, GO111MODULE: 'on', GOFLAGS: '-mod=mod', GOPROXY: 'off', GOCACHE: path.join(os.tmpdir(), 'anvil-gocache') };
+    const r = spawnSync('go', ['test', '-count=1', '.'], { cwd: path.join(packaged, 'go'), env: goEnv, encoding: 'utf8', timeout: 300_000 });
+    assert.match(r.stdout, /^ok /m, `${r.stdout}\n${r.stderr}`);
   });
 });
