@@ -38,6 +38,9 @@ const HIGHLIGHT_MODULES = [...fs.readFileSync(path.join(root, 'src/web/views/hig
 const LAZY = [
   { name: 's3', entry: path.join(root, 'src/storage/s3.ts'), imports: /(^|\/)storage\/s3\.js$/ },
   { name: 'pg', entry: createRequire(import.meta.url).resolve('pg'), imports: /^pg$/ },
+  // git over SSH (src/ssh/), loaded only when the SSH server is on. Its optional native parts
+  // (its crypto binding, cpu-features) stay out: it falls back to its JavaScript and WebAssembly.
+  { name: 'ssh2', entry: createRequire(import.meta.url).resolve('ssh2'), imports: /^ssh2$/ },
   {
     name: 'highlight',
     source: `module.exports = {${HIGHLIGHT_MODULES.map((m) => `${JSON.stringify(m)}: require('highlight.js/lib/${m}')`).join(', ')}};`,
@@ -131,7 +134,7 @@ const startPatches = {
 fs.rmSync(path.join(root, 'dist/lazy'), { recursive: true, force: true });
 for (const part of LAZY) {
   const from = part.source ? { stdin: { contents: part.source, resolveDir: root, loader: 'js' } } : { entryPoints: [part.entry] };
-  await build({ ...forNode, ...from, outfile: path.join(root, `dist/lazy/${part.name}.cjs`), format: 'cjs', external: ['pg-native'], minifyWhitespace: true, charset: 'ascii', legalComments: 'none' });
+  await build({ ...forNode, ...from, outfile: path.join(root, `dist/lazy/${part.name}.cjs`), format: 'cjs', external: ['pg-native', 'cpu-features', '*.node'], minifyWhitespace: true, charset: 'ascii', legalComments: 'none' });
 }
 // The server: one CommonJS file, so that src/launch.ts can hand V8 its code cache (Node 20 caches
 // no ES module). `await import()` inside stays lazy: that module runs only when first used.
