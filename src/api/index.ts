@@ -8,6 +8,7 @@ import { ciVariableRoutes } from './ci_variables/routes.js';
 import { triggerRoutes } from './triggers/routes.js';
 import { protectedBranchRoutes } from './protected_branches/routes.js';
 import { protectedTagRoutes } from './protected_tags/routes.js';
+import { keyRoutes } from './keys/routes.js';
 import { pipelineScheduleRoutes } from './pipeline_schedules/routes.js';
 import { customAttributeRoutes } from './custom_attributes/routes.js';
 import { eventRoutes } from './events/routes.js';
@@ -45,4 +46,4 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...topicRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes, ...ciLintRoutes, ...mergeRequestRoutes, ...mergeRequestChangeRoutes, ...labelRoutes, ...milestoneRoutes, ...issueRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...topicRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes, ...ciLintRoutes, ...mergeRequestRoutes, ...mergeRequestChangeRoutes, ...labelRoutes, ...milestoneRoutes, ...issueRoutes, ...keyRoutes];

@@ -611,6 +611,32 @@ export interface CiTraceChunksTable {
 }
 
 /** When each piece of a job's log was stored: its start in the trace (bytes) and the time (migration 117). */
+/** SSH keys: users' and deploy keys (migration 190). */
+export interface KeysTable {
+  id: Generated<number>;
+  user_id: number | null;
+  type: 'Key' | 'DeployKey';
+  title: string;
+  key: string;
+  fingerprint: string;
+  fingerprint_sha256: string;
+  usage_type: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The projects a deploy key is enabled for (migration 190). */
+export interface DeployKeysProjectsTable {
+  id: Generated<number>;
+  deploy_key_id: number;
+  project_id: number;
+  can_push: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface CiTraceTimesTable {
   job_id: number;
   byte_offset: number;
@@ -1042,6 +1068,8 @@ export interface DB {
   ci_job_artifacts: CiJobArtifactsTable;
   ci_trace_chunks: CiTraceChunksTable;
   ci_trace_times: CiTraceTimesTable;
+  keys: KeysTable;
+  deploy_keys_projects: DeployKeysProjectsTable;
   ci_runner_nodes: CiRunnerNodesTable;
   ci_variables: CiVariablesTable;
   ci_triggers: CiTriggersTable;

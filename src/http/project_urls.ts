@@ -1,4 +1,5 @@
-// Public URLs under a project's path that are not git: the badge images
+// Public URLs under a project's or user's path that are not git: a user's SSH keys
+// (`/{username}.keys`), the badge images
 // (`/{project}/badges/{ref}/pipeline.svg`, `…/coverage.svg`) and the alert notify URL
 // (`/{project}/-/alerts/notify/{name}/{endpoint_identifier}.json`). A project path has any
 // number of segments, so, as for git, these are mapped onto fixed internal routes before routing.
@@ -7,7 +8,11 @@
 const BADGE_IMAGE = /^\/(.+\/badges\/.+)\/(pipeline|coverage)\.(\w+)$/;
 const ALERT_NOTIFY = /^\/(.+)\/-\/alerts\/notify\/([^/]+)\/([^/]+)\.json$/;
 
+/** `/<username>.keys`: a user's public SSH keys as text (one segment: a project's path never is). */
+const USER_KEYS = /^\/([A-Za-z0-9_.][A-Za-z0-9_.-]*)\.keys$/;
+
 export const BADGE_IMAGE_PREFIX = '/-/badge-images';
+export const USER_KEYS_PREFIX = '/-/user-keys';
 export const ALERT_NOTIFY_PREFIX = '/-/alert-notify';
 
 function decoded(s: string): string | null {
@@ -29,6 +34,8 @@ export function rewriteProjectUrl(url: string): string {
     const kind = badge[3] === 'svg' ? badge[2] : `${badge[2]}.${badge[3]}`;
     return path === null ? url : `${BADGE_IMAGE_PREFIX}/${kind}/${encodeURIComponent(path)}${query}`;
   }
+  const keys = USER_KEYS.exec(pathPart);
+  if (keys) return `${USER_KEYS_PREFIX}/${keys[1]}${query}`;
   const alert = ALERT_NOTIFY.exec(pathPart);
   if (alert) {
     const parts = [alert[1], alert[2], alert[3]].map(decoded);

@@ -37,6 +37,7 @@ import * as m117 from './117_ci_trace_times.js';
 import * as m130 from './130_merge_requests.js';
 import * as m150 from './150_labels_milestones.js';
 import * as m151 from './151_issues.js';
+import * as m190 from './190_keys.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '130_merge_requests': m130,
   '150_labels_milestones': m150,
   '151_issues': m151,
+  '190_keys': m190,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

@@ -19,9 +19,9 @@ import { loadProtection, matchingRules } from '../protected_branches/policy.js';
 import { jobPayload, pipelinePayload } from './ci_payloads.js';
 import { enqueueDeliveries, type HookEvent } from './delivery.js';
 import {
-  groupEventPayload, groupMemberEventPayload, hookProject, projectEventPayload, pushPayload, repositoryUpdatePayload, teamEventPayload, userEventPayload,
+  groupEventPayload, groupMemberEventPayload, hookProject, keyEventPayload, projectEventPayload, pushPayload, repositoryUpdatePayload, teamEventPayload, userEventPayload,
   type GroupEventName, type GroupMemberEventName, type HookProject, type MembershipFacts, type ProjectEventName, type PushFacts, type TeamEventName,
-  type UserEventName,
+  type UserEventName, type KeyEventName,
 } from './payloads.js';
 
 const SYSTEM_TRIGGER = 'system_hooks';
@@ -43,6 +43,9 @@ export const projectSystemEvent = (c: Container, tx: Kysely<DB>, name: ProjectEv
 
 export const userSystemEvent = (c: Container, tx: Kysely<DB>, name: UserEventName, user: UserRow, oldUsername?: string) =>
   systemEvent(c, tx, () => userEventPayload(name, user, oldUsername));
+
+export const keySystemEvent = (c: Container, tx: Kysely<DB>, name: KeyEventName, key: { id: number; key: string; created_at: string; updated_at: string }, owner: UserRow) =>
+  systemEvent(c, tx, () => keyEventPayload(name, key, owner));
 
 export const groupSystemEvent = (c: Container, tx: Kysely<DB>, name: GroupEventName, group: NamespaceRow, old?: { path: string; fullPath: string }) =>
   systemEvent(c, tx, () => groupEventPayload(name, group, old));

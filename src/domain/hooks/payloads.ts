@@ -1,6 +1,7 @@
 // The bodies hooks receive, shaped as the reference's system hook and webhook payloads
 // (its SystemHooksService, DataBuilder::Push/Repository/Pipeline/Build), with Anvil's URLs.
 import type { Kysely } from 'kysely';
+import { sshCloneUrl } from '../../shared/clone_urls.js';
 import type { Container } from '../context.js';
 import { findNamespaceById, type NamespaceRow } from '../../db/repos/namespaces.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
@@ -79,6 +80,18 @@ export function userEventPayload(name: UserEventName, u: UserRow, oldUsername?: 
   };
 }
 
+export type KeyEventName = 'key_create' | 'key_destroy';
+
+/** A user's SSH key added or removed (the reference's key system event). */
+export const keyEventPayload = (name: KeyEventName, k: { id: number; key: string; created_at: string; updated_at: string }, owner: UserRow): object => ({
+  event_name: name,
+  created_at: hookTime(k.created_at),
+  updated_at: hookTime(k.updated_at),
+  username: owner.username,
+  key: k.key,
+  id: k.id,
+});
+
 export type TeamEventName = 'user_add_to_team' | 'user_remove_from_team' | 'user_update_for_team';
 export type GroupMemberEventName = 'user_add_to_group' | 'user_remove_from_group' | 'user_update_for_group';
 
@@ -149,7 +162,7 @@ export const SYSTEM_HOOK_SAMPLE = {
 
 export function projectObject(c: Container, p: HookProject) {
   const web = `${c.config.externalUrl}/${p.fullPath}`;
-  const ssh = `git@${new URL(c.config.externalUrl).hostname}:${p.fullPath}.git`;
+  const ssh = sshCloneUrl(c.config, p.fullPath);
   return {
     id: p.row.id,
     name: p.row.name,
