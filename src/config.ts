@@ -65,6 +65,17 @@ export interface Config {
    * as the reference's feature flag `import_project_from_remote_file_objstore` is: then 404.
    */
   remoteImportObjstoreEnabled: boolean;
+  /**
+   * The SSH server for git (src/ssh/): where it listens (ANVIL_SSH_HOST, default ANVIL_HOST;
+   * ANVIL_SSH_PORT, default 2222, empty: off, 0: a free one), its host keys (ANVIL_SSH_HOST_KEYS,
+   * comma-separated private key files; default: generated into <dataDir>/ssh), and the host and
+   * port clone URLs name (ANVIL_SSH_EXTERNAL_HOST, default externalHostname;
+   * ANVIL_SSH_EXTERNAL_PORT, default the port it listens on). null: no SSH server.
+   */
+  ssh: SshConfig | null;
+  /** The host and port of ssh_url_to_repo (also when this node serves no SSH). */
+  sshExternalHost: string;
+  sshExternalPort: number;
   /** Test mode (ANVIL_TEST_MODE, `serve --ephemeral`): the /-/test/ endpoints exist (reset, snapshots, deliveries, clock). */
   testMode: boolean;
   /** The clock can be set and advanced through /-/test/clock (ANVIL_TEST_CLOCK, `--clock`); test mode only. */
@@ -76,6 +87,17 @@ export interface Config {
    */
   testCrashBeforeRefPublish: boolean;
 }
+
+export interface SshConfig {
+  host: string;
+  /** 0 until serve picks a free one. */
+  port: number;
+  /** Private key files given by ANVIL_SSH_HOST_KEYS; empty: the generated pair in <dataDir>/ssh. */
+  hostKeyFiles: string[];
+}
+
+/** The SSH port when ANVIL_SSH_PORT is unset: clear of the host's own sshd on 22. */
+export const DEFAULT_SSH_PORT = 2222;
 
 /** A bucket of an S3-compatible store. */
 export interface S3Location {
@@ -245,6 +267,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const testClock = bool('ANVIL_TEST_CLOCK', env.ANVIL_TEST_CLOCK, false);
   if (testClock && !testMode) throw new ConfigError('ANVIL_TEST_CLOCK needs test mode (ANVIL_TEST_MODE=true or serve --ephemeral)');
 
+  const ssh: SshConfig | null =
+    env.ANVIL_SSH_PORT === ''
+      ? null
+      : {
+          host: env.ANVIL_SSH_HOST || host,
+          port: intIn('ANVIL_SSH_PORT', env.ANVIL_SSH_PORT, DEFAULT_SSH_PORT, 0, 65535),
+          hostKeyFiles: (env.ANVIL_SSH_HOST_KEYS ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '').map((f) => path.resolve(f)),
+        };
+  for (const f of ssh?.hostKeyFiles ?? []) if (!fs.existsSync(f)) throw new ConfigError(`ANVIL_SSH_HOST_KEYS names a file that does not exist: ${f}`);
+  const sshExternalHost = env.ANVIL_SSH_EXTERNAL_HOST || parsed.hostname.replace(/^\[|\]$/g, '');
+  if (/[\s@/:]/.test(sshExternalHost) && !/^[0-9a-f:]+$/i.test(sshExternalHost)) throw new ConfigError(`ANVIL_SSH_EXTERNAL_HOST must be a host name, got "${sshExternalHost}"`);
+
   return {
     secretKey: secretKey(env.ANVIL_SECRET_KEY, dataDir),
     port,
@@ -275,6 +309,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobStore: blobStore(env),
     remoteImportS3Endpoint: httpUrlOrNull('ANVIL_REMOTE_IMPORT_S3_ENDPOINT', env.ANVIL_REMOTE_IMPORT_S3_ENDPOINT),
     remoteImportObjstoreEnabled: bool('ANVIL_REMOTE_IMPORT_OBJSTORE', env.ANVIL_REMOTE_IMPORT_OBJSTORE, false),
+    ssh,
+    sshExternalHost,
+    sshExternalPort: intIn('ANVIL_SSH_EXTERNAL_PORT', env.ANVIL_SSH_EXTERNAL_PORT, ssh?.port || DEFAULT_SSH_PORT, 1, 65535),
     testMode,
     testClock,
     testCrashBeforeRefPublish: bool('ANVIL_TEST_CRASH_BEFORE_REF_PUBLISH', env.ANVIL_TEST_CRASH_BEFORE_REF_PUBLISH, false),

@@ -64,9 +64,13 @@ async function serveConfig(flags: ServeFlags, dataDir: string | null): Promise<C
     env.ANVIL_PORT ??= '0';
     env.ANVIL_LOG_LEVEL = envValue('ANVIL_LOG_LEVEL') || 'warn';
   }
+  // Test mode serves SSH on a free port unless told otherwise (the ready line names it).
+  if (dataDir && envValue('ANVIL_SSH_PORT') === undefined) env.ANVIL_SSH_PORT = '0';
   const cfg = config(env);
   // Port 0: a free port now, so that every URL Anvil hands out names the real one.
-  return cfg.port === 0 ? config({ ...env, ANVIL_PORT: String(await freePort(cfg.host)) }) : cfg;
+  if (cfg.port === 0) env.ANVIL_PORT = String(await freePort(cfg.host));
+  if (cfg.ssh?.port === 0) env.ANVIL_SSH_PORT = String(await freePort(cfg.ssh.host));
+  return cfg.port === 0 || cfg.ssh?.port === 0 ? config(env) : cfg;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -107,6 +111,8 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (code === 'EADDRNOTAVAIL') die(`${cfg.host} is not an address of this machine (ANVIL_HOST)`);
     throw err;
   }
+  // git over SSH (src/ssh/): ssh2 is loaded only when the server is on
+  const sshServer = cfg.ssh ? await (await import('./ssh/server.js')).startSshServer(c) : null;
   const startWorkers = () => {
     const queue = c.queue;
     queue.start();
@@ -131,7 +137,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     stopping = true;
     c.log.info({ signal }, 'shutting down: finishing in-flight requests');
     // stop accepting and finish in-flight requests; let running jobs finish (bounded)
-    const closed = app.close();
+    const closed = Promise.all([app.close(), sshServer?.close()]);
     // close() drops only the connections idle at that moment; a keep-alive connection whose request
     // finishes later would hold the exit until the client lets go, so drop each one as it goes idle.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
@@ -157,9 +163,10 @@ async function serve(flags: ServeFlags): Promise<void> {
 
   if (dataDir) {
     const token = cfg.rootToken ?? boot.generatedToken;
-    process.stdout.write(`${JSON.stringify({ url: cfg.externalUrl, token, pid: process.pid, data_dir: dataDir })}\n`);
+    process.stdout.write(`${JSON.stringify({ url: cfg.externalUrl, token, pid: process.pid, data_dir: dataDir, ssh_port: sshServer?.port ?? null })}\n`);
   } else {
     const lines = [`Anvil ${ANVIL_REVISION} listening on ${cfg.externalUrl} (${c.dialect}, ready in ${ms.toFixed(0)} ms)`];
+    if (sshServer) lines.push(`git over SSH on ${cfg.ssh!.host}:${sshServer.port}`);
     if (boot.created && boot.generatedToken) {
       lines.push(`Created user root. Its API token (shown once): ${boot.generatedToken}`);
       lines.push(`The token is also in ${boot.tokenFile} (mode 0600).`);

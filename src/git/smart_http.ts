@@ -1,12 +1,15 @@
-// git's smart HTTP protocol on the server side: the stateless-RPC form of upload-pack and
-// receive-pack. The HTTP layer pipes request bodies into these processes and their output into
-// the reply; nothing here holds a pack in memory.
+// git's transports on the server side: the stateless-RPC form of upload-pack and receive-pack
+// that smart HTTP speaks, and the full-duplex form that SSH speaks. The transport pipes the
+// client's bytes into these processes and their output back; nothing here holds a pack in memory.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { gitStream, gitText } from './git.js';
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
 export const isGitService = (s: unknown): s is GitService => s === 'git-upload-pack' || s === 'git-receive-pack';
+
+/** What a client may run: the two services, and over SSH `git archive --remote` too. */
+export type GitCommand = GitService | 'git-upload-archive';
 
 /** One pkt-line: 4 hex digits of length (including themselves), then the payload. */
 export function pktLine(payload: string): string {
@@ -26,9 +29,10 @@ export interface RpcOptions {
   config?: Record<string, string>;
 }
 
+const configArgs = (o: RpcOptions): string[] => Object.entries(o.config ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+
 function args(service: GitService, dir: string, o: RpcOptions, advertise: boolean): string[] {
-  const config = Object.entries(o.config ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
-  return [...config, service.slice('git-'.length), '--stateless-rpc', ...(advertise ? ['--advertise-refs'] : []), dir];
+  return [...configArgs(o), service.slice('git-'.length), '--stateless-rpc', ...(advertise ? ['--advertise-refs'] : []), dir];
 }
 
 /** `git <service> --stateless-rpc --advertise-refs <dir>`: the ref advertisement on stdout. */
@@ -38,6 +42,10 @@ export const advertiseRefs = (service: GitService, dir: string, o: RpcOptions = 
 /** `git <service> --stateless-rpc <dir>`: request on stdin, result on stdout. */
 export const serviceRpc = (service: GitService, dir: string, o: RpcOptions = {}): ChildProcessWithoutNullStreams =>
   gitStream(args(service, dir, o, false), { env: o.env });
+
+/** `git <command> <dir>` as SSH runs it: the advertisement, then the whole exchange, on one stdin and stdout. */
+export const serviceStream = (command: GitCommand, dir: string, o: RpcOptions = {}): ChildProcessWithoutNullStreams =>
+  gitStream([...configArgs(o), command.slice('git-'.length), dir], { env: o.env });
 
 // What a push changed: the reads Anvil makes about ref updates, before (inside the quarantine,
 // through `env`) and after receive-pack.

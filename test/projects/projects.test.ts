@@ -35,7 +35,8 @@ for (const dialect of DIALECTS) {
         assert.equal(p.name_with_namespace, `${'User alice'} / My Project`);
         assert.equal(p.web_url, `${EXTERNAL_URL}/alice/my-project`);
         assert.equal(p.http_url_to_repo, `${EXTERNAL_URL}/alice/my-project.git`);
-        assert.equal(p.ssh_url_to_repo, 'git@anvil.test:alice/my-project.git');
+        // the SSH server's default port (2222) is named in an ssh:// URL; port 22 gives the scp-like form (test/ssh/)
+        assert.equal(p.ssh_url_to_repo, 'ssh://git@anvil.test:2222/alice/my-project.git');
         assert.equal(p.visibility, 'private');
         assert.equal(p.default_branch, 'main');
         assert.equal(p.readme_url, null);

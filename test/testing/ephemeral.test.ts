@@ -77,8 +77,12 @@ describe('serve --ephemeral', () => {
       const s = await start(['--seed', file, '--port', '0']);
       assert.equal(s.code, null, s.stderr());
       const ready = JSON.parse(s.line);
-      assert.deepEqual(Object.keys(ready), ['url', 'token', 'pid', 'data_dir']);
+      assert.deepEqual(Object.keys(ready), ['url', 'token', 'pid', 'data_dir', 'ssh_port']);
       assert.match(ready.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      // git over SSH on a free port of its own, named in clone URLs
+      assert.ok(Number.isInteger(ready.ssh_port) && ready.ssh_port > 0);
+      const seeded = await fetch(`${ready.url}/api/v4/projects?simple=true`, { headers: { 'private-token': ready.token } });
+      for (const p of (await seeded.json()) as { ssh_url_to_repo: string }[]) assert.match(p.ssh_url_to_repo, new RegExp(`^ssh://git@127\\.0\\.0\\.1:${ready.ssh_port}/`));
       assert.equal(ready.pid, s.proc.pid);
       assert.ok(ready.data_dir.startsWith(os.tmpdir()) && fs.existsSync(ready.data_dir));
       const me = await fetch(`${ready.url}/api/v4/user`, { headers: { 'private-token': 'alice-test-token-0000000001' } });

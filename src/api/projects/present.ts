@@ -1,5 +1,6 @@
 // ProjectView → the Project resource (simple or full form).
 import type { Static } from '@sinclair/typebox';
+import { sshCloneUrl } from '../../shared/clone_urls.js';
 import type { Container } from '../../domain/context.js';
 import { visibilityName } from '../../domain/members/policy.js';
 import { canAdminProject, canCreateMergeRequestIn, canReadStatistics, featureAvailable } from '../../domain/projects/policy.js';
@@ -23,7 +24,7 @@ export function presentProjectSimple(c: Container, v: ProjectView): Static<typeo
     id: p.id,
     description: p.description,
     default_branch: p.default_branch,
-    ssh_url_to_repo: `git@${c.config.externalHostname}:${fullPath}.git`,
+    ssh_url_to_repo: sshCloneUrl(c.config, fullPath),
     http_url_to_repo: `${webUrl}.git`,
     web_url: webUrl,
     // The README the project was initialized with (repositories fill this in from their tree).

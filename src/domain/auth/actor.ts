@@ -1,7 +1,7 @@
 import { forbidden, unauthorized } from '../errors.js';
 import type { UserRow } from '../../db/repos/users.js';
 
-export type AuthVia = 'personal_access_token' | 'impersonation_token' | 'oauth' | 'session' | 'job_token';
+export type AuthVia = 'personal_access_token' | 'impersonation_token' | 'oauth' | 'session' | 'job_token' | 'ssh_key';
 
 /** Who is acting: the effective user (after sudo) and what the credential allows. */
 export interface Actor {
@@ -14,6 +14,11 @@ export interface Actor {
   sudoer: UserRow | null;
   /** A CI job token: the running job it belongs to (the user is the job's user). */
   job?: { id: number; projectId: number };
+  /**
+   * An SSH deploy key (the user is the one who added it): its rights in a project are those of
+   * its link to the project alone (src/domain/projects/policy.ts), never the user's.
+   */
+  deployKey?: { id: number };
   /**
    * An administrator whose credential is not in admin mode while the `admin_mode` setting is on
    * (a token without the `admin_mode` scope, a session that has not entered it): a normal user.

@@ -2,12 +2,13 @@
 // Roles come from the members policy: a direct project membership, the owner of a personal
 // namespace, or a membership in the project's group or a group above it, whichever is highest.
 import type { Container } from '../context.js';
+import { findDeployKeyLink } from '../../db/repos/keys.js';
 import type { NamespaceRow } from '../../db/repos/namespaces.js';
 import type { ProjectContext } from '../../db/repos/project_context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { isAdmin, isBlocked, type Actor } from '../auth/actor.js';
 import { forbidden } from '../errors.js';
-import { ACCESS, accessLevelIn, accessLevelInGroup, visibleLevelsFor } from '../members/policy.js';
+import { ACCESS, VISIBILITY, accessLevelIn, accessLevelInGroup, visibleLevelsFor } from '../members/policy.js';
 import { liveLinksOfProjects, sharedAccessLevels } from './shared_access.js';
 
 export interface ProjectAccess {
@@ -56,7 +57,19 @@ export function accessFor(actor: Actor | null, p: ProjectRow, role: number): Pro
 }
 
 export async function projectAccess(c: Container, actor: Actor | null, p: ProjectRow): Promise<ProjectAccess> {
+  if (actor?.deployKey) return deployKeyAccess(c, actor.deployKey.id, p);
   return accessFor(actor, p, actor ? await roleInProject(c, actor.user.id, p) : ACCESS.NONE);
+}
+
+/**
+ * A deploy key reads the projects it is enabled for and public ones (as a guest would); it
+ * pushes where its link has can_push, as a developer would outside protected refs.
+ */
+async function deployKeyAccess(c: Container, keyId: number, p: ProjectRow): Promise<ProjectAccess> {
+  const link = await findDeployKeyLink(c.db, p.id, keyId);
+  const level = !link ? ACCESS.NONE : link.can_push === 1 ? ACCESS.DEVELOPER : ACCESS.REPORTER;
+  const publicAccess = p.visibility_level === VISIBILITY.public;
+  return { level, admin: false, signedIn: true, publicAccess, canRead: level > ACCESS.NONE || publicAccess };
 }
 
 // ---- abilities (the reference's ProjectPolicy names in the comments) ----

@@ -1,18 +1,19 @@
-// Who may clone, fetch and push over git's HTTP protocol (the reference's git access checks).
-// Credentials are HTTP Basic with any username and, as the password, an access token (personal,
+// Who may clone, fetch and push, over smart HTTP and SSH alike (the reference's git access
+// checks). Over SSH the caller is the owner of the key it signed in with, or a deploy key
+// (src/ssh/). Over HTTP credentials are HTTP Basic with any username and, as the password, an access token (personal,
 // project, group, impersonation or OAuth) — or the account password while the setting
 // password_authentication_enabled_for_git allows it. CI job tokens (user `service-ci-token`)
 // belong here too, with the CI area.
 import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { findUserByEmail, findUserByUsername } from '../../db/repos/users.js';
-import type { GitService } from '../../git/smart_http.js';
+import type { GitCommand } from '../../git/smart_http.js';
 import { actingAs, type Actor } from '../auth/actor.js';
 import { authenticate } from '../auth/service.js';
 import { JOB_TOKEN_GIT_USERNAMES } from '../ci/job_token.js';
 import { DomainError, exactError, forbidden, unauthorized } from '../errors.js';
-import { findProject } from '../projects/find.js';
-import { canReadCode, type ProjectAccess } from '../projects/policy.js';
+import { findProject, findProjectRow, projectNotFound } from '../projects/find.js';
+import { canReadCode, canReadProject, projectAccess, type ProjectAccess } from '../projects/policy.js';
 import { verifyPassword } from '../shared/secrets.js';
 import { getSettings } from '../settings/service.js';
 import { checkRefUpdates } from './protection.js';
@@ -63,18 +64,36 @@ export interface GitTarget {
   dir: string;
 }
 
+/** How the client reached Anvil: smart HTTP or SSH (the setting enabled_git_access_protocol may allow one only). */
+export type GitTransport = 'http' | 'ssh';
+
+/** The reference's refusals of a whole transport (lib/gitlab/git_access.rb). */
+const PROTOCOL_REFUSED: Record<GitTransport, string> = {
+  http: 'Git access over HTTP is not allowed',
+  ssh: 'Git access over SSH is not allowed',
+};
+
 /**
- * Checks `actor` may run `service` on the project at `fullPath` (old paths and aliases too). Anonymous callers
- * get 401 for anything they cannot read, so git asks for credentials; signed-in callers get 404
- * for a project they cannot see, 403 with the reason for one they may not push to.
+ * Checks `actor` may run `command` on the project at `fullPath` (old paths and aliases too), over
+ * either transport: the one access check of git. Anonymous callers (HTTP only) get 401 for
+ * anything they cannot read, so git asks for credentials; signed-in callers get 404 for a
+ * project they cannot see, 403 with the reason for one they may not push to.
  */
-export async function gitAccess(c: Container, actor: Actor | null, fullPath: string, service: GitService): Promise<GitTarget> {
+export async function gitAccess(c: Container, actor: Actor | null, fullPath: string, command: GitCommand, transport: GitTransport = 'http'): Promise<GitTarget> {
   const settings = await getSettings(c);
-  if (settings.enabled_git_access_protocol === 'ssh') throw forbidden('Git access over HTTP is not allowed');
+  const only = settings.enabled_git_access_protocol;
+  if (only && only !== transport && (only === 'http' || only === 'ssh')) throw forbidden(PROTOCOL_REFUSED[transport]);
   let project: ProjectRow;
   let access: ProjectAccess;
   try {
-    ({ row: project, access } = await findProject(c, actor, fullPath));
+    // A deploy key's rights come from its link to the project alone (projectAccess), not from a visit as its user.
+    if (actor?.deployKey) {
+      project = await findProjectRow(c, fullPath);
+      access = await projectAccess(c, actor, project);
+      if (!canReadProject(access)) throw projectNotFound();
+    } else {
+      ({ row: project, access } = await findProject(c, actor, fullPath));
+    }
   } catch (e) {
     if (e instanceof DomainError && e.detail.kind === 'not_found') throw actor ? notFoundForGit() : unauthorized();
     throw e;
@@ -83,10 +102,12 @@ export async function gitAccess(c: Container, actor: Actor | null, fullPath: str
   if (actor?.job) {
     // A job token reads its own project's repository (the runner's clone) and nothing else.
     if (actor.job.projectId !== project.id) throw notFoundForGit();
-    if (service !== 'git-upload-pack') throw forbidden('You are not allowed to upload code.');
+    if (command !== 'git-upload-pack') throw forbidden('You are not allowed to upload code.');
     return { project, dir };
   }
-  if (service === 'git-upload-pack') {
+  if (command !== 'git-receive-pack') {
+    // A deploy key that reads the project reads its code (the reference's download check passes deploy keys).
+    if (actor?.deployKey) return { project, dir };
     if (actor?.scopes && !actor.scopes.some((s) => READ_SCOPES.includes(s))) throw forbidden('You are not allowed to download code.');
     if (!canReadCode(access)) throw forbidden('You are not allowed to download code from this project.');
     return { project, dir };

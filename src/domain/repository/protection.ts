@@ -57,6 +57,9 @@ export const REF_MESSAGES = {
   hexBranchName: 'You cannot create a branch with a 40-character hexadecimal branch name.',
 } as const;
 
+/** The reference's refusal of a push by a deploy key without write access (lib/gitlab/git_access.rb). */
+export const DEPLOY_KEY_UPLOAD = 'This deploy key does not have write access to this project.';
+
 /** The reference's tag check messages (lib/gitlab/checks/tag_check.rb). */
 export const TAG_MESSAGES = {
   updateProtected: 'Protected tags cannot be updated.',
@@ -83,7 +86,7 @@ export const TAG_MESSAGES = {
 export async function checkRefUpdates(c: Container, actor: Actor, project: ProjectRow, updates: RefUpdate[], opts: RefCheckOptions = {}): Promise<void> {
   if (project.archived === 1) throw pushRefused('You are not allowed to push code to an archived project.');
   const access = await projectAccess(c, actor, project);
-  if (!canPushCode(project, access)) throw pushRefused('You are not allowed to push code to this project.');
+  if (!canPushCode(project, access)) throw pushRefused(actor.deployKey ? DEPLOY_KEY_UPLOAD : 'You are not allowed to push code to this project.');
 
   const via = opts.via ?? 'git';
   const who: Pusher = { actor, access };
@@ -105,11 +108,12 @@ export async function checkRefUpdates(c: Container, actor: Actor, project: Proje
     if (rules.length === 0) continue;
 
     if (u.force && !deletion && !creation && !rules.some((r) => r.allow_force_push === 1)) throw pushRefused(REF_MESSAGES.forcePushProtected);
-    const canPush = await anyEntryAllows(c, who, entriesFor(set, rules, opts.merge && !creation && !deletion ? 'merge' : 'push'));
+    // A deploy key passes a protected branch only by an entry naming it, which Anvil's rules do not have.
+    const canPush = !actor.deployKey && (await anyEntryAllows(c, who, entriesFor(set, rules, opts.merge && !creation && !deletion ? 'merge' : 'push')));
 
     if (creation) {
       if (!canPush) {
-        if (!(await anyEntryAllows(c, who, entriesFor(set, rules, 'merge')))) throw pushRefused(REF_MESSAGES.createProtected);
+        if (actor.deployKey || !(await anyEntryAllows(c, who, entriesFor(set, rules, 'merge')))) throw pushRefused(REF_MESSAGES.createProtected);
         if (!(await onProtectedBranch(dir, set, u.newSha))) throw pushRefused(REF_MESSAGES.invalidCommitCreateProtected);
         if (via !== 'web') throw pushRefused(REF_MESSAGES.nonWebCreateProtected);
       }
@@ -150,7 +154,7 @@ async function checkTagUpdates(c: Container, who: Pusher, project: ProjectRow, u
       if (!canDeleteProtectedBranch(who.access)) throw pushRefused(TAG_MESSAGES.deleteProtected);
       if (via !== 'web') throw pushRefused(TAG_MESSAGES.nonWebDeleteProtected);
     }
-    if (!(await canCreateTag(c, who, project, set, tag))) throw pushRefused(TAG_MESSAGES.createProtected);
+    if (who.actor.deployKey || !(await canCreateTag(c, who, project, set, tag))) throw pushRefused(TAG_MESSAGES.createProtected);
   }
 }
 

@@ -1,4 +1,5 @@
-// Running git's upload-pack and receive-pack for a caller already checked by gitAccess. A push
+// Running git's upload-pack and receive-pack for a caller already checked by gitAccess, for
+// smart HTTP (stateless RPC) and SSH (one full-duplex exchange) alike. A push
 // runs with Anvil's pre-receive hook: every ref update goes through checkRefUpdates before any
 // ref moves (a refusal rejects the whole push and its message reaches `git push` output), the
 // accepted updates are written down as an intent, and once receive-pack has finished, the refs
@@ -10,7 +11,7 @@ import type { Container } from '../context.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import { ensureHooks, listenForHook, type HookDecision, type HookLine } from '../../git/hooks/index.js';
 import { isAncestor, ZERO_SHA } from '../../git/repository.js';
-import { advertiseRefs, refTargets, serviceRpc, type GitService } from '../../git/smart_http.js';
+import { advertiseRefs, refTargets, serviceRpc, serviceStream, type GitCommand, type GitService } from '../../git/smart_http.js';
 import type { Actor } from '../auth/actor.js';
 import { DomainError } from '../errors.js';
 import type { GitTarget } from './git_access.js';
@@ -42,6 +43,10 @@ export function advertise(c: Container, target: GitTarget, service: GitService, 
 /** A clone or fetch: the request goes to stdin, the pack comes from stdout. */
 export const uploadPack = (target: GitTarget, protocol?: string): ChildProcessWithoutNullStreams =>
   serviceRpc('git-upload-pack', target.dir, { env: protocolEnv(protocol) });
+
+/** A clone, fetch or `git archive --remote` over SSH: the whole exchange on one stdin and stdout. */
+export const readOverSsh = (target: GitTarget, command: Exclude<GitCommand, 'git-receive-pack'>, protocol?: string): ChildProcessWithoutNullStreams =>
+  serviceStream(command, target.dir, { env: protocolEnv(protocol) });
 
 const refusal = (e: unknown): HookDecision => {
   if (e instanceof DomainError && e.detail.kind === 'push_refused') return { ok: false, message: e.detail.message };
@@ -76,14 +81,19 @@ export interface GitRun {
   stdin: Writable;
   stdout: Readable;
   kill(): void;
+  /** receive-pack's exit code, once stdout has ended (SSH reports it to the client). */
+  exit: Promise<number>;
 }
+
+/** smart HTTP's stateless request and answer, or SSH's one exchange (advertisement first). */
+export type PushForm = 'stateless' | 'duplex';
 
 /**
  * A push: starts receive-pack with the hook listener attached. The caller pipes the request into
  * stdin and stdout into the reply. stdout ends only after the moved refs are published, so a
  * client that sees its push complete also sees its push event.
  */
-export async function receivePack(c: Container, actor: Actor, target: GitTarget, protocol?: string): Promise<GitRun> {
+export async function receivePack(c: Container, actor: Actor, target: GitTarget, protocol?: string, form: PushForm = 'stateless'): Promise<GitRun> {
   const { project, dir } = target;
   let accepted: { updates: RefUpdate[]; intentId: number } | null = null;
   const listener = await listenForHook(async (lines, env) => {
@@ -104,16 +114,16 @@ export async function receivePack(c: Container, actor: Actor, target: GitTarget,
       }
     }
   });
-  const child = serviceRpc('git-receive-pack', dir, {
-    env: { ...protocolEnv(protocol), ...listener.env },
-    config: { 'core.hooksPath': ensureHooks(hooksDir(c)) },
-  });
+  const options = { env: { ...protocolEnv(protocol), ...listener.env }, config: { 'core.hooksPath': ensureHooks(hooksDir(c)) } };
+  const child = form === 'stateless' ? serviceRpc('git-receive-pack', dir, options) : serviceStream('git-receive-pack', dir, options);
   const stderr: Buffer[] = [];
   child.stderr.on('data', (d: Buffer) => {
     if (stderr.length < 64) stderr.push(d);
   });
   const output = new PassThrough();
   child.stdout.pipe(output, { end: false });
+  let exited: (code: number) => void = () => {};
+  const exit = new Promise<number>((resolve) => (exited = resolve));
   child.on('close', (code) => {
     listener.close();
     if (code !== 0) c.log.warn({ projectId: project.id, code, stderr: Buffer.concat(stderr).toString('utf8').slice(0, 2000) }, 'receive-pack failed');
@@ -124,11 +134,15 @@ export async function receivePack(c: Container, actor: Actor, target: GitTarget,
       await publishRefChanges(c, actor, project, await describeChanges(project, dir, push.updates), push.intentId);
     })()
       .catch((err: unknown) => c.log.error({ err, projectId: project.id }, 'publishing pushed refs failed'))
-      .finally(() => output.end());
+      .finally(() => {
+        output.end();
+        exited(code ?? 1);
+      });
   });
   child.on('error', (err) => {
     listener.close();
     output.destroy(err);
+    exited(1);
   });
-  return { stdin: child.stdin, stdout: output, kill: () => child.kill() };
+  return { stdin: child.stdin, stdout: output, kill: () => child.kill(), exit };
 }
