@@ -168,7 +168,8 @@ for (const dialect of DIALECTS) {
       // the image loads from the raw view
       await page.waitForFunction((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 1, await logo.elementHandle());
       assert.equal(await page.getByLabel('Clone with HTTP').inputValue(), open.http_url_to_repo);
-      await page.getByRole('button', { name: 'Copy URL' }).waitFor();
+      assert.equal(await page.getByLabel('Clone with SSH').inputValue(), open.ssh_url_to_repo);
+      await page.getByRole('button', { name: 'Copy URL' }).first().waitFor();
       const badge = page.getByRole('list', { name: 'Badges' }).getByRole('img', { name: 'pipeline' });
       assert.match((await badge.getAttribute('src'))!, /\/alice\/showcase\/badges\/main\/pipeline\.svg$/);
       await page.getByRole('heading', { name: 'Languages' }).waitFor();

@@ -95,6 +95,11 @@ ${
 <section class="panel" aria-labelledby="clone-title">
   <h2 id="clone-title">Clone</h2>
   <div class="clone-row">
+    <label for="clone-ssh">Clone with SSH</label>
+    <input type="text" id="clone-ssh" readonly value="${p.ssh_url_to_repo}">
+    <button type="button" data-copy="clone-ssh">Copy URL</button>
+  </div>
+  <div class="clone-row">
     <label for="clone-http">Clone with HTTP</label>
     <input type="text" id="clone-http" readonly value="${p.http_url_to_repo}">
     <button type="button" data-copy="clone-http">Copy URL</button>
