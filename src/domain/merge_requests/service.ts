@@ -419,7 +419,7 @@ export async function createMergeRequest(c: Container, actor: Actor, idOrPath: n
   await recordEvent(c, { action: 'created', authorId: actor.user.id, projectId: target.row.id, target: { type: 'MergeRequest', id: mr.id, iid: mr.iid, title: mr.title } });
   const fresh = await refreshMergeRequest(c, mr);
   await createMergeRequestPipeline(c, actor.user, target.row, fresh.mr, fresh.diff);
-  const detail = await detailOf(c, actor, { project: target.row, access: target.access, mr });
+  const detail = await detailOf(c, actor, { project: target.row, access: target.access, mr: fresh.mr });
   await mergeRequestChanged(c, actor, detail, 'open', {});
   return detail;
 }
