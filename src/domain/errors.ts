@@ -12,7 +12,7 @@ export type ErrorKind =
   | { kind: 'api_error'; message: string; status: number } // a service's refusal as `{message}` (render_api_error!, 400 unless said)
   | { kind: 'push_refused'; message: string }              // a ref change the git checks refuse (git's words; 400 through the API)
   | { kind: 'unauthorized' }
-  | { kind: 'forbidden'; reason: string | null }
+  | { kind: 'forbidden'; reason: string | null; headers?: Record<string, string> }
   | { kind: 'refused'; message: string }                  // 403 with the reference's own message (`error!(msg, 403)`)
   | { kind: 'insufficient_scope'; scopes: string[] }
   | { kind: 'conflict'; message: string | ValidationMessages }
@@ -43,7 +43,8 @@ export const badRequest = (reason: string | null = null) => new DomainError({ ki
 export const apiError = (message: string, status = 400) => new DomainError({ kind: 'api_error', message, status });
 export const pushRefused = (message: string) => new DomainError({ kind: 'push_refused', message });
 export const unauthorized = () => new DomainError({ kind: 'unauthorized' });
-export const forbidden = (reason: string | null = null) => new DomainError({ kind: 'forbidden', reason });
+export const forbidden = (reason: string | null = null, headers?: Record<string, string>) =>
+  new DomainError(headers ? { kind: 'forbidden', reason, headers } : { kind: 'forbidden', reason });
 export const insufficientScope = (scopes: string[]) => new DomainError({ kind: 'insufficient_scope', scopes });
 export const conflict = (message: string | ValidationMessages) => new DomainError({ kind: 'conflict', message });
 export const unprocessable = (message: string | string[]) => new DomainError({ kind: 'unprocessable', message });

@@ -35,7 +35,7 @@ export function fromKind(e: ErrorKind): HttpError {
     case 'unauthorized':
       return { status: 401, body: { message: '401 Unauthorized' } };
     case 'forbidden':
-      return { status: 403, body: { message: e.reason ? `403 Forbidden - ${e.reason}` : '403 Forbidden' } };
+      return { status: 403, body: { message: e.reason ? `403 Forbidden - ${e.reason}` : '403 Forbidden' }, headers: e.headers };
     case 'insufficient_scope':
       return {
         status: 403,

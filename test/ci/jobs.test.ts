@@ -537,7 +537,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await t.get(`/api/v4/projects/${priv.api.id}/jobs`, guest.token)).status, 403);
       const hidden = await t.get(`/api/v4/projects/${priv.api.id}/jobs/${x.id}`, outsider.token);
       assert.deepEqual([hidden.status, hidden.body], [404, { message: '404 Project Not Found' }]);
-      assert.equal((await t.get(`/api/v4/projects/${priv.api.id}/jobs`, null)).status, 404);
+      // No token: 401 before anything, as the reference's jobs API authenticates first.
+      assert.equal((await t.get(`/api/v4/projects/${priv.api.id}/jobs`, null)).status, 401);
       // A job id of another project is not found through this one.
       const other = await project();
       const cross = await t.get(`/api/v4/projects/${other.api.id}/jobs/${x.id}`, reporter.token);
@@ -547,15 +548,17 @@ for (const dialect of DIALECTS) {
       const pubPipeline = await seedPipeline(t, pub.row, [plannedJob('y')]);
       const { y } = await jobsOf(t, pubPipeline.id);
       const anon = await t.get(`/api/v4/projects/${pub.api.id}/jobs`, null);
-      assert.equal(anon.status, 200, anon.text);
-      assert.deepEqual(anon.body.map((j: any) => j.id), [y.id]);
+      assert.deepEqual([anon.status, anon.body], [401, { message: '401 Unauthorized' }]);
+      const outside = await t.get(`/api/v4/projects/${pub.api.id}/jobs`, outsider.token);
+      assert.equal(outside.status, 200, outside.text);
+      assert.deepEqual(outside.body.map((j: any) => j.id), [y.id]);
       assert.equal((await t.get(`/api/v4/projects/${pub.api.id}/jobs/${y.id}`, outsider.token)).status, 200);
       assert.equal((await t.get(`/api/v4/projects/${pub.api.id}/pipelines/${pubPipeline.id}/jobs`, null)).status, 200);
       assert.equal((await t.request('POST', `/api/v4/projects/${pub.api.id}/jobs/${y.id}/cancel`, { token: outsider.token })).status, 403);
 
       const closed = await project({ visibility: 'public', public_jobs: false });
       const cp = await seedPipeline(t, closed.row, [plannedJob('z')]);
-      assert.equal((await t.get(`/api/v4/projects/${closed.api.id}/jobs`, null)).status, 403);
+      assert.equal((await t.get(`/api/v4/projects/${closed.api.id}/jobs`, null)).status, 401);
       assert.equal((await t.get(`/api/v4/projects/${closed.api.id}/jobs`, outsider.token)).status, 403);
       // Pipelines stay readable there, their jobs do not: an empty list, as the reference answers.
       const list = await t.get(`/api/v4/projects/${closed.api.id}/pipelines/${cp.id}/jobs`, outsider.token);
@@ -572,14 +575,15 @@ for (const dialect of DIALECTS) {
         await storeArtifact(t.c, jobs[name], { fileType: 'trace', filename: 'job.log', body: Buffer.from(`${name} log\n`), expireAt: null });
       }
       const trace = (name: string, token: string | null) => t.get(`/api/v4/projects/${pub.api.id}/jobs/${jobs[name].id}/trace`, token);
-      const plain = await trace('plain', null);
+      const plain = await trace('plain', outsider.token);
       assert.deepEqual([plain.status, plain.text], [200, 'plain log\n']);
-      for (const who of [null, outsider.token, guest.token, reporter.token]) {
+      assert.equal((await trace('plain', null)).status, 401);
+      for (const who of [outsider.token, guest.token, reporter.token]) {
         const r = await trace('debug', who);
         assert.deepEqual([r.status, r.body], [403, { message: '403 Forbidden' }]);
       }
       // the job itself stays readable; only its log is closed
-      assert.equal((await t.get(`/api/v4/projects/${pub.api.id}/jobs/${jobs.debug.id}`, null)).status, 200);
+      assert.equal((await t.get(`/api/v4/projects/${pub.api.id}/jobs/${jobs.debug.id}`, outsider.token)).status, 200);
       for (const who of [dev.token, maintainer.token]) assert.deepEqual([(await trace('debug', who)).status, (await trace('debug', who)).text], [200, 'debug log\n']);
     });
   });

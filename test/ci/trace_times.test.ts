@@ -186,8 +186,8 @@ for (const dialect of DIALECTS) {
       const unknown = await times(999_999);
       assert.equal(unknown.status, 404);
       assert.deepEqual(unknown.body, (await t.get(`/api/v4/projects/${rp.project.id}/jobs/999999/trace`)).body, 'as the log answers');
-      // the project is private: a visitor without a token does not see it
-      assert.equal((await times(jobId, '', null)).status, 404);
+      // no token: 401, as the log answers; the project is private: a stranger does not see it
+      assert.equal((await times(jobId, '', null)).status, 401);
       const stranger = await t.createUser();
       assert.equal((await times(jobId, '', stranger.token)).status, 404);
       assert.equal((await t.get(`/api/v4/projects/${rp.project.id}/jobs/${jobId}/trace_times?from=-1`)).status, 400);

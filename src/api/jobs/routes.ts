@@ -1,6 +1,8 @@
 // CI jobs: project and pipeline job lists, bridges, a pipeline's needs (an Anvil extension), one
 // job, its log (and when its pieces were stored: an Anvil extension), cancel / retry / erase /
-// play, and what a running job's token may read (GET /job, /job/allowed_agents).
+// play, and what a running job's token may read (GET /job, /job/allowed_agents). A project's jobs,
+// a job and its log ask for a sign-in, as the reference's jobs API does; a pipeline's jobs and a
+// job's artifacts are readable without one where the project's jobs are public.
 import { Type as T } from '@sinclair/typebox';
 import {
   allowedAgents, cancelProjectJob, currentJob, eraseProjectJob, getJob, jobArtifactsArchive, jobTrace, jobTraceTimes, listPipelineBridges, listPipelineJobs,
@@ -30,7 +32,6 @@ export const jobRoutes = [
     path: '/projects/:id/jobs',
     tag: TAG,
     summary: "The project's jobs, newest first (scope: one status or an array of them)",
-    auth: 'optional',
     params: T.Object({ id: IdOrPath, scope: JobScope }),
     response: Job,
     paginated: true,
@@ -82,7 +83,6 @@ export const jobRoutes = [
     path: '/projects/:id/jobs/:job_id',
     tag: TAG,
     summary: 'One job',
-    auth: 'optional',
     params: JobParams,
     response: Job,
     handler: async ({ c, actor, input }) => presentJob(c, await getJob(c, actor, input.id, input.job_id)),
@@ -92,7 +92,6 @@ export const jobRoutes = [
     path: '/projects/:id/jobs/:job_id/trace',
     tag: TAG,
     summary: "The job's log as text (so far, while it runs)",
-    auth: 'optional',
     params: JobParams,
     handler: async ({ c, actor, input }) => {
       const t = await jobTrace(c, actor, input.id, input.job_id);
@@ -106,7 +105,6 @@ export const jobRoutes = [
     summary:
       "Anvil extension: when each piece of the job's log was stored (offset: the piece's first byte in the trace), " +
       'from byte `from` on; the web log shows these beside lines that carry no time of their own',
-    auth: 'optional',
     params: T.Object({ id: IdOrPath, job_id: T.Integer(), from: T.Optional(T.Integer({ minimum: 0, default: 0 })) }),
     response: T.Array(TraceTime),
     handler: async ({ c, actor, input }) => jobTraceTimes(c, actor, input.id, input.job_id, input.from ?? 0),

@@ -22,5 +22,5 @@ export const presentSchedule = (c: Container, v: ScheduleView): Static<typeof Pi
 export const presentScheduleDetails = (c: Container, v: ScheduleDetailsView): Static<typeof PipelineScheduleDetails> => ({
   ...presentSchedule(c, v),
   last_pipeline: v.lastPipeline ? presentPipelineBasic(c, { project: v.project, pipeline: v.lastPipeline }) : null,
-  variables: v.variables,
+  ...(v.variables ? { variables: v.variables } : {}),
 });

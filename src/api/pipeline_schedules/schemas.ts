@@ -18,4 +18,5 @@ const fields = {
 };
 
 export const PipelineSchedule = T.Object(fields);
-export const PipelineScheduleDetails = T.Object({ ...fields, last_pipeline: Nullable(PipelineBasic), variables: T.Array(PipelineVariable) });
+/** `variables` only for those who may read them (maintainers, the schedule's owner), as the reference exposes them. */
+export const PipelineScheduleDetails = T.Object({ ...fields, last_pipeline: Nullable(PipelineBasic), variables: T.Optional(T.Array(PipelineVariable)) });

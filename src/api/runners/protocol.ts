@@ -11,7 +11,7 @@ import {
 } from '../../domain/runners/runners.js';
 import { requestJob } from '../../domain/runners/queue.js';
 import {
-  appendTrace, authenticateRunnerJob, dependencyArchive, TRACE_UPDATE_INTERVAL_S, updateRunnerJob, uploadRunnerArtifact, type ArtifactUpload,
+  appendTrace, authenticateRunnerJob, requireRunning, dependencyArchive, TRACE_UPDATE_INTERVAL_S, updateRunnerJob, uploadRunnerArtifact, type ArtifactUpload,
 } from '../../domain/runners/jobs.js';
 import { notFound } from '../../domain/errors.js';
 import type { UploadedFile } from '../../http/content.js';
@@ -173,6 +173,7 @@ export const runnerProtocolRoutes: ApiRoute<any, any>[] = [
     }),
     handler: async ({ c, input, request }) => {
       const rj = await authenticateRunnerJob(c, input.id, jobTokenOf(request, input));
+      requireRunning(rj);
       const file = input.file as UploadedFile | undefined;
       if (!file || typeof file !== 'object' || !('path' in file)) throw notFound();
       await uploadRunnerArtifact(c, rj, { ...input, file, metadata: (input.metadata as UploadedFile | undefined) ?? null } as ArtifactUpload);

@@ -31,6 +31,7 @@ import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import { nowIso } from '../../shared/time.js';
 import { cronMatches, nextCronTime, parseCron, validTimeZone } from './cron.js';
 import { listPipelines, planAndCreate, resolveRef, type ListPipelinesInput, type PipelineListItem } from './pipelines.js';
+import { ACCESS } from '../members/policy.js';
 import { canUpdateRef, ciAccess, type CiAccess } from './policy.js';
 
 export const PIPELINE_SCHEDULE_RUN_JOB = 'ci_pipeline_schedule_run';
@@ -45,7 +46,8 @@ export interface ScheduleView {
 
 export interface ScheduleDetailsView extends ScheduleView {
   lastPipeline: PipelineRow | null;
-  variables: ScheduleVariable[];
+  /** null when the actor may not read them (read_pipeline_schedule_variables): the field is left out. */
+  variables: ScheduleVariable[] | null;
 }
 
 export interface ScheduleVariable {
@@ -77,11 +79,14 @@ interface ScheduleAccess {
   a: CiAccess;
 }
 
-/** read_pipeline_schedule: reporters and above (404 for a project the actor cannot see). */
+/**
+ * read_pipeline_schedule: reporters and above where the CI feature is on for them (404 for a project
+ * the actor cannot see). Not public: `public_jobs` lets others read jobs, not schedules.
+ */
 async function readable(c: Container, actor: Actor, idOrPath: number | string): Promise<ScheduleAccess> {
   const found = await findProject(c, actor, idOrPath);
   const a = await ciAccess(c, actor, found);
-  if (!a.read) throw forbidden();
+  if (!a.read || !(a.admin || a.level >= ACCESS.REPORTER)) throw forbidden();
   return { found, a };
 }
 
@@ -94,6 +99,11 @@ async function scheduleIn(c: Container, project: ProjectRow, id: number): Promis
 const ownedBy = (row: ScheduleRow, actor: Actor) => row.owner_id === actor.user.id;
 /** admin_pipeline_schedule: maintainers (admin_pipeline), or the owner who may still update builds. */
 const canAdminSchedule = (a: CiAccess, row: ScheduleRow, actor: Actor) => a.manage || (a.update && ownedBy(row, actor));
+/**
+ * read_pipeline_schedule_variables: as admin_pipeline_schedule. Others who may read the schedule
+ * get it without its variables, as the reference's PipelineScheduleDetails leaves them out.
+ */
+const canReadScheduleVariables = canAdminSchedule;
 /** update_pipeline_schedule: administrators, or the owner who may still update builds. */
 const canUpdateSchedule = (a: CiAccess, row: ScheduleRow, actor: Actor) => (a.update && a.admin) || (a.update && ownedBy(row, actor));
 
@@ -114,13 +124,14 @@ const variableOf = (c: Container, r: ScheduleVariableRow): ScheduleVariable => (
   variable_type: r.variable_type,
 });
 
-async function detailsOf(c: Container, project: ProjectRow, row: ScheduleRow): Promise<ScheduleDetailsView> {
-  const [view] = await viewsOf(c, project, [row]);
+/** The schedule as `actor` may see it: its variables only for those who may read them. */
+async function detailsOf(c: Container, { found, a }: ScheduleAccess, actor: Actor, row: ScheduleRow): Promise<ScheduleDetailsView> {
+  const [view] = await viewsOf(c, found.row, [row]);
   const lastId = await lastPipelineIdOf(c.db, row.id);
   return {
     ...view,
     lastPipeline: lastId !== null ? ((await findPipeline(c.db, lastId)) ?? null) : null,
-    variables: (await scheduleVariableRows(c.db, [row.id])).map((v) => variableOf(c, v)),
+    variables: canReadScheduleVariables(a, row, actor) ? (await scheduleVariableRows(c.db, [row.id])).map((v) => variableOf(c, v)) : null,
   };
 }
 
@@ -133,8 +144,8 @@ export async function listSchedules(c: Container, actor: Actor, idOrPath: number
 }
 
 export async function getSchedule(c: Container, actor: Actor, idOrPath: number | string, id: number): Promise<ScheduleDetailsView> {
-  const { found } = await readable(c, actor, idOrPath);
-  return detailsOf(c, found.row, await scheduleIn(c, found.row, id));
+  const access = await readable(c, actor, idOrPath);
+  return detailsOf(c, access, actor, await scheduleIn(c, access.found.row, id));
 }
 
 /** GET …/pipeline_schedules/:id/pipelines: the schedule's pipelines, oldest first unless `sort` says otherwise. */
@@ -174,7 +185,8 @@ function validate(v: { description: string; ref: string; cron: string; cron_time
 
 /** POST /projects/:id/pipeline_schedules: create_pipeline_schedule (developers and above); the creator owns it. */
 export async function createSchedule(c: Container, actor: Actor, idOrPath: number | string, input: Required<Pick<ScheduleInput, 'description' | 'ref' | 'cron'>> & ScheduleInput): Promise<ScheduleDetailsView> {
-  const { found, a } = await readable(c, actor, idOrPath);
+  const access = await readable(c, actor, idOrPath);
+  const { found, a } = access;
   if (!a.update) throw forbidden();
   const v = { description: input.description, ref: input.ref, cron: input.cron.trim(), cron_timezone: input.cron_timezone ?? 'UTC' };
   validate(v);
@@ -188,12 +200,13 @@ export async function createSchedule(c: Container, actor: Actor, idOrPath: numbe
     created_at: now,
     updated_at: now,
   });
-  return detailsOf(c, found.row, row);
+  return detailsOf(c, access, actor, row);
 }
 
 /** PUT …/:id: update_pipeline_schedule; next_run_at is computed again (the reference's before_save). */
 export async function editSchedule(c: Container, actor: Actor, idOrPath: number | string, id: number, input: ScheduleInput): Promise<ScheduleDetailsView> {
-  const { found, a } = await readable(c, actor, idOrPath);
+  const access = await readable(c, actor, idOrPath);
+  const { found, a } = access;
   const row = await scheduleIn(c, found.row, id);
   if (!canUpdateSchedule(a, row, actor)) throw forbidden();
   const v = {
@@ -205,17 +218,18 @@ export async function editSchedule(c: Container, actor: Actor, idOrPath: number 
   validate(v);
   const active = input.active === undefined ? row.active : input.active ? 1 : 0;
   const updated = await updateSchedule(c.db, row.id, { ...v, active, next_run_at: nextRunAt(c, v.cron, v.cron_timezone), updated_at: nowIso() });
-  return detailsOf(c, found.row, updated);
+  return detailsOf(c, access, actor, updated);
 }
 
 /** POST …/:id/take_ownership: admin_pipeline_schedule; 200 when the caller owns it already, else 201. */
 export async function takeOwnership(c: Container, actor: Actor, idOrPath: number | string, id: number): Promise<{ view: ScheduleDetailsView; changed: boolean }> {
-  const { found, a } = await readable(c, actor, idOrPath);
+  const access = await readable(c, actor, idOrPath);
+  const { found, a } = access;
   const row = await scheduleIn(c, found.row, id);
   if (!canAdminSchedule(a, row, actor)) throw forbidden();
-  if (ownedBy(row, actor)) return { view: await detailsOf(c, found.row, row), changed: false };
+  if (ownedBy(row, actor)) return { view: await detailsOf(c, access, actor, row), changed: false };
   const updated = await updateSchedule(c.db, row.id, { owner_id: actor.user.id, next_run_at: nextRunAt(c, row.cron, row.cron_timezone), updated_at: nowIso() });
-  return { view: await detailsOf(c, found.row, updated), changed: true };
+  return { view: await detailsOf(c, access, actor, updated), changed: true };
 }
 
 /** DELETE …/:id: admin_pipeline_schedule (If-Unmodified-Since against updated_at). */

@@ -32,7 +32,8 @@ import { deletePipelineBlobs } from './artifacts.js';
 import { cancelRedundantPipelines } from './auto_cancel.js';
 import { overRateLimit, settingRule } from '../shared/rate_limit.js';
 import {
-  canUpdateRef, ciAccess, requireCiWrite, type CiAccess, requirePipelineDelete, requirePipelineList, requirePipelineRead, requireCiRead,
+  canReadPipelineVariables, canUpdateRef, ciAccess, requireCiWrite, type CiAccess, requirePipelineDelete, requirePipelineList, requirePipelineRead,
+  requireCiRead,
 } from './policy.js';
 import { cancelPipeline, createPipelineRecords, retryPipeline, type PipelineVariableInput } from './state.js';
 import { buildTestReport, buildTestReportSummary, type TestReport, type TestReportSummary } from './test_reports.js';
@@ -486,17 +487,13 @@ export async function pipelineRowViews(c: Container, actor: Actor | null, idOrPa
   }));
 }
 
-/**
- * GET …/variables: the reference's read_pipeline_variable — maintainers, or the developer who
- * triggered the pipeline.
- */
+/** GET …/variables: read_pipeline_variable (maintainers, or the developer who triggered the pipeline). */
 export async function listPipelineVariables(c: Container, actor: Actor | null, idOrPath: number | string, pipelineId: number): Promise<PipelineVariable[]> {
   const found = await findProject(c, actor, idOrPath);
   const project = found.row;
   const access = await requirePipelineRead(c, actor, found);
   const pipeline = await pipelineIn(c, project, pipelineId);
-  const own = actor !== null && pipeline.user_id === actor.user.id;
-  if (!(access.manage || (access.update && own))) throw forbidden();
+  if (!(await canReadPipelineVariables(c, actor, project, access, pipeline))) throw forbidden();
   return pipelineVariables(c, pipeline.id);
 }
 

@@ -150,6 +150,22 @@ export async function canUpdateRef(c: Container, actor: Actor, project: ProjectR
   return anyEntryAllows(c, who, entriesFor(set, rules, 'merge'));
 }
 
+/**
+ * read_pipeline_variable: maintainers (admin_pipeline), or the user who triggered the pipeline while
+ * they may still update it (update_pipeline: developer, and its ref not protected against them).
+ */
+export async function canReadPipelineVariables(
+  c: Container,
+  actor: Actor | null,
+  project: ProjectRow,
+  a: CiAccess,
+  pipeline: { user_id: number | null; ref: string; tag: number },
+): Promise<boolean> {
+  if (a.manage) return true;
+  if (!actor || pipeline.user_id !== actor.user.id) return false;
+  return canUpdateRef(c, actor, project, a, pipeline.ref, pipeline.tag === 1);
+}
+
 /** 403 unless `canUpdateRef`. */
 export async function requireRefUpdate(c: Container, actor: Actor, project: ProjectRow, a: CiAccess, ref: string, tag: boolean): Promise<void> {
   if (!(await canUpdateRef(c, actor, project, a, ref, tag))) throw forbidden();

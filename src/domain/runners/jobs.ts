@@ -53,6 +53,14 @@ export async function authenticateRunnerJob(c: Container, jobId: number, token: 
   throw forbidden('Job is not running');
 }
 
+/**
+ * A job that may still store things (artifacts): a running one. A canceled job's runner may still
+ * report its end and its log, nothing more (403 with its Job-Status, as the reference's job_forbidden!).
+ */
+export function requireRunning(rj: RunnerJob): void {
+  if (rj.remoteState !== 'running') throw forbidden('Job is not running', { 'Job-Status': rj.job.status });
+}
+
 async function touchJob(c: Container, job: JobRow): Promise<void> {
   if (clockNow() - Date.parse(job.updated_at) < TOUCH_EVERY_MS) return;
   await updateJob(c.db, job.id, { updated_at: nowIso() });

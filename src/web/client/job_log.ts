@@ -11,7 +11,8 @@ const POLL_MS = 2000;
 
 export function initJobLog(root: ParentNode): void {
   const box = root.querySelector<HTMLElement>('[data-job-log]');
-  if (!box || !isJobActive(box.dataset.status ?? '')) return;
+  // A visitor who is not signed in sees the log as it was (the jobs API asks for a sign-in).
+  if (!box || !isJobActive(box.dataset.status ?? '') || box.dataset.static !== undefined) return;
   const at = `/projects/${box.dataset.projectId}/jobs/${box.dataset.jobId}`;
   const facts = root.querySelector<HTMLElement>('[data-job-facts]');
   // The server rendered the log up to its last newline; the parser starts from there, so the

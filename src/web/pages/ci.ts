@@ -1,6 +1,7 @@
 // The CI pages at the URLs the API hands out: the pipelines list, a pipeline (its stage graph,
 // live while it runs; its test report), a job (its live log, actions, artifacts). Everything is
-// read through the REST API as the visitor; writes are the API's own endpoints, called by the browser.
+// read through the REST API as the visitor, but jobs and logs (below); writes are the API's own
+// endpoints, called by the browser.
 import { pagerOf, type ApiAnswer, type ApiClient } from '../api.js';
 import { encodePath, html, raw, type Html } from '../html.js';
 import { PageNotFound, SENT, unlessHidden, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
@@ -12,8 +13,8 @@ import { isJobActive, jobFacts } from '../views/job.js';
 import { isFinished, pipelineLive, stagesOf } from '../views/pipeline_graph.js';
 import { pipelineRow } from '../views/pipelines_list.js';
 import { getPipeline, mayUpdatePipeline, pipelineRowViews } from '../../domain/ci/pipelines.js';
-import { getBridge } from '../../domain/ci/jobs.js';
-import { presentBridges } from '../../api/jobs/present.js';
+import { getBridge, getJob, jobTrace, jobTraceTimes, listProjectJobs } from '../../domain/ci/jobs.js';
+import { presentBridges, presentJob, presentJobs } from '../../api/jobs/present.js';
 
 /** The API's answer, or the 404 page for anything it refuses. */
 async function must(api: ApiClient, path: string): Promise<any> {
@@ -303,15 +304,27 @@ function artifactsPanel(ctx: ProjectPageContext, job: any): Html {
 </section>`;
 }
 
+// A project's jobs, a job and its log are read from the domain as the visitor, not through the API:
+// the API asks for a sign-in there (as the reference's jobs API does), while the reference's pages
+// show a public project's jobs to anyone.
+
+/** The job in the API's shape, or null where the visitor may not see it. */
+async function jobAsVisitor(ctx: ProjectPageContext, id: number): Promise<any | null> {
+  const view = await unlessHidden(getJob(ctx.c, await ctx.actor(), ctx.project.id, id));
+  return view ? presentJob(ctx.c, view) : null;
+}
+
 async function traceText(ctx: ProjectPageContext, jobId: number): Promise<string | null> {
-  const t = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${jobId}/trace`);
-  return t.status === 200 ? t.text : null;
+  const t = await unlessHidden(jobTrace(ctx.c, await ctx.actor(), ctx.project.id, jobId));
+  if (!t) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of t.stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** When the pieces of the job's log were stored (none when it cannot be read). */
 async function traceTimes(ctx: ProjectPageContext, jobId: number): Promise<TraceTime[]> {
-  const t = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${jobId}/trace_times`);
-  return t.status === 200 ? t.body : [];
+  return (await unlessHidden(jobTraceTimes(ctx.c, await ctx.actor(), ctx.project.id, jobId, 0))) ?? [];
 }
 
 /** A manual job's Run form: variables for this run (job_variables_attributes), then play. */
@@ -368,11 +381,9 @@ async function bridgePage(ctx: ProjectPageContext, id: number) {
 
 async function jobPage(ctx: ProjectPageContext) {
   const id = idParam(ctx);
-  const answer = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${id}`);
+  const job = await jobAsVisitor(ctx, id);
   // the jobs API knows builds only; a bridge's web_url leads here too
-  if (answer.status === 404) return bridgePage(ctx, id);
-  if (answer.status !== 200) throw new PageNotFound();
-  const job = answer.body;
+  if (!job) return bridgePage(ctx, id);
   const [log, times, others, acts] = await Promise.all([
     traceText(ctx, id),
     traceTimes(ctx, id),
@@ -396,7 +407,7 @@ async function jobPage(ctx: ProjectPageContext) {
       ${timed || !finished ? html`<label class="log-times-toggle" hidden data-log-times><input type="checkbox" checked> Times</label>` : ''}
       ${log || !finished ? html`<span class="log-search"><input type="search" data-log-search aria-label="Search the log" placeholder="Search the log"> <span class="muted" data-log-search-count aria-live="polite"></span></span>` : ''}
     </div>
-    <div class="job-log${timed ? ' with-times' : ''}" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}">${
+    <div class="job-log${timed ? ' with-times' : ''}" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}"${ctx.viewer ? '' : raw(' data-static')}>${
       log === null || log === '' ? html`<p class="muted log-empty">${emptyLogWords(job.status)}</p>` : raw(shown)
     }</div>
     <span id="log-end"></span>
@@ -426,9 +437,16 @@ async function jobsList(ctx: ProjectPageContext) {
     const q = new URLSearchParams(Object.entries({ scope, ...more }).filter(([, v]) => v));
     return `${base(ctx)}/-/jobs${q.size ? `?${q}` : ''}`;
   };
-  const a = await ctx.api.get(`/projects/${p.id}/jobs?per_page=20&page=${page}${scope ? `&scope[]=${scope}` : ''}`);
-  if (a.status !== 200) throw new PageNotFound();
-  const jobs: any[] = a.body;
+  const PER_PAGE = 20;
+  const listed = await unlessHidden(listProjectJobs(ctx.c, await ctx.actor(), p.id, scope ? [scope] : undefined, { kind: 'offset', page, perPage: PER_PAGE }));
+  if (!listed) throw new PageNotFound();
+  const jobs: any[] = presentJobs(ctx.c, listed.items);
+  const pager = {
+    page,
+    nextPage: listed.hasNext ? page + 1 : null,
+    prevPage: page > 1 ? page - 1 : null,
+    totalPages: listed.total === null ? null : Math.max(1, Math.ceil(listed.total / PER_PAGE)),
+  };
   return {
     title: `Jobs · ${p.name_with_namespace}`,
     section: 'pipelines',
@@ -455,13 +473,13 @@ ${
   )}</tbody>
 </table>`
 }
-${pagerLinks(pagerOf(a), (n) => at({ page: String(n) }))}`,
+${pagerLinks(pager, (n) => at({ page: String(n) }))}`,
   };
 }
 
 async function rawLog(ctx: ProjectPageContext): Promise<PageOutcome> {
   const id = idParam(ctx);
-  await must(ctx.api, `/projects/${ctx.project.id}/jobs/${id}`);
+  if (!(await jobAsVisitor(ctx, id))) throw new PageNotFound();
   const log = await traceText(ctx, id);
   if (log === null) throw new PageNotFound();
   await ctx.reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'no-store').send(log);

@@ -3,18 +3,21 @@
 // (GET /projects/:id/jobs/:job_id/artifacts); the API has no listing, so the page reads the zip's
 // directory and the one entry it shows through byte ranges of that download, never the archive.
 import { encodePath, html } from '../html.js';
-import { PageNotFound, SENT, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { PageNotFound, SENT, unlessHidden, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { getJob } from '../../domain/ci/jobs.js';
+import { presentJob } from '../../api/jobs/present.js';
 import { sitePath } from '../views/lists.js';
 import { entryContent, zipEntries, type ReadAt, type ZipEntry } from '../../ci/artifacts/zip.js';
 
 /** A file shown raw is read whole: a larger one is left to the archive's download. */
 export const RAW_FILE_LIMIT = 16 * 1024 * 1024;
 
+/** The job, read from the domain as the visitor (the jobs API asks for a sign-in; the pages show public jobs to anyone). */
 async function jobOf(ctx: ProjectPageContext): Promise<any> {
   if (!/^\d{1,12}$/.test(ctx.params.id)) throw new PageNotFound();
-  const job = await ctx.api.get(`/projects/${ctx.project.id}/jobs/${ctx.params.id}`);
-  if (job.status !== 200) throw new PageNotFound();
-  return job.body;
+  const view = await unlessHidden(getJob(ctx.c, await ctx.actor(), ctx.project.id, Number(ctx.params.id)));
+  if (!view) throw new PageNotFound();
+  return presentJob(ctx.c, view);
 }
 
 /** The job's archive, read by ranges through the API as the visitor, and its entries. */

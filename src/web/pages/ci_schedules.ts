@@ -121,13 +121,21 @@ ${
         body: html`<p class="breadcrumbs"><a href="${base(p)}">Schedules</a> / Edit</p>
 <h1>Edit pipeline schedule</h1>
 <section class="panel">${scheduleForm(p, s, await branchNames(ctx))}</section>
-<section class="panel" aria-labelledby="schedule-vars-title">
+${s.variables ? variablesPanel(api, s.variables) : ''}`,
+      };
+    },
+  },
+];
+
+/** The schedule's variables, for those the API shows them to (maintainers, the schedule's owner). */
+function variablesPanel(api: string, variables: any[]): Html {
+  return html`<section class="panel" aria-labelledby="schedule-vars-title">
   <h2 id="schedule-vars-title">Variables</h2>
   <p class="muted">Given to every pipeline this schedule runs, above the project's CI/CD variables.</p>
   ${
-    s.variables.length === 0
+    variables.length === 0
       ? html`<p class="muted">No variables.</p>`
-      : html`<ul class="plain">${s.variables.map(
+      : html`<ul class="plain">${variables.map(
           (v: any) => html`<li data-action-scope><span class="mono">${v.key}</span> <span class="muted">${v.variable_type === 'file' ? 'File' : 'Variable'}</span>
       <button type="button" class="danger" data-api="${api}/${encodeURIComponent(v.key)}" data-method="DELETE">Remove variable<span class="visually-hidden"> ${v.key}</span></button></li>`,
         )}</ul>`
@@ -138,8 +146,5 @@ ${
     <label><span>Variable type</span><select name="variable_type"><option value="env_var">Variable</option><option value="file">File</option></select></label>
     <button type="submit">Add variable</button>
   </form>
-</section>`,
-      };
-    },
-  },
-];
+</section>`;
+}
