@@ -56,13 +56,19 @@ for (const dialect of DIALECTS) {
       const page = await t.request('GET', `/${project.path_with_namespace}/-/jobs/${job.id}`, { token: null });
       assert.equal(page.status, 200);
       assert.match(page.text, /Job build/);
-      assert.match(page.text, /data-static/, 'no live tail for a visitor the API would refuse');
+      // Its live tail reads the page's trace.json, as the visitor.
+      const live = await t.request('GET', `/${project.path_with_namespace}/-/jobs/${job.id}/trace.json`, { token: null });
+      assert.equal(live.status, 200, live.text);
+      assert.deepEqual(Object.keys(live.body).sort(), ['job', 'times', 'trace']);
+      assert.equal(live.body.job.id, job.id);
       const list = await t.request('GET', `/${project.path_with_namespace}/-/jobs`, { token: null });
       assert.equal(list.status, 200);
       assert.match(list.text, new RegExp(`data-job-id="${job.id}"`));
       // Not on a private project.
       const hidden = await t.request('GET', `/${priv.body.path_with_namespace}/-/jobs`, { token: null });
       assert.notEqual(hidden.status, 200);
+      const otherJob = await t.request('GET', `/${priv.body.path_with_namespace}/-/jobs/${job.id}/trace.json`, { token: null });
+      assert.notEqual(otherJob.status, 200);
       await t.request('POST', `/api/v4/projects/${rp.project.id}/jobs/${job.id}/cancel`);
     });
 

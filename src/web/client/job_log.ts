@@ -1,7 +1,7 @@
-// A running job's page follows its log: every 2 s it reads the job and its log from the REST API,
-// parses what the log grew by with the server's parser and appends it (into the open section, if
+// A running job's page follows its log: every 2 s it reads the job and its log from the page's
+// trace.json (the job, its log and when its pieces were stored, read as the visitor: the jobs API
+// asks for a sign-in, the page does not where the project's jobs are public), parses what the log grew by with the server's parser and appends it (into the open section, if
 // any), keeps the page at the bottom when the reader was there, and stops once the job finished.
-import { apiFetch } from './api.js';
 import { startTicker } from './ticker.js';
 import { AnsiLog, lineHtml, sectionDuration, sectionOpenHtml, type LogEvent } from '../views/ansi.js';
 import { isJobActive, jobFacts } from '../views/job.js';
@@ -11,9 +11,8 @@ const POLL_MS = 2000;
 
 export function initJobLog(root: ParentNode): void {
   const box = root.querySelector<HTMLElement>('[data-job-log]');
-  // A visitor who is not signed in sees the log as it was (the jobs API asks for a sign-in).
-  if (!box || !isJobActive(box.dataset.status ?? '') || box.dataset.static !== undefined) return;
-  const at = `/projects/${box.dataset.projectId}/jobs/${box.dataset.jobId}`;
+  if (!box || !isJobActive(box.dataset.status ?? '')) return;
+  const live = `${window.location.pathname.replace(/\/$/, '')}/trace.json`;
   const facts = root.querySelector<HTMLElement>('[data-job-facts]');
   // The server rendered the log up to its last newline; the parser starts from there, so the
   // style and sections of the partial line are replayed from the text the server saw.
@@ -52,16 +51,17 @@ export function initJobLog(root: ParentNode): void {
 
   const NOT_STARTED = new Set(['created', 'waiting_for_resource', 'preparing', 'pending', 'scheduled', 'manual']);
   const tick = async (): Promise<void> => {
-    const job = await apiFetch('GET', at);
-    // A job that has not started has no log yet (the API answers 404): do not ask until it has.
+    const answer = await fetch(`${live}?times_from=${timesFrom}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+    const data = answer.ok ? ((await answer.json()) as { job: any; trace: string | null; times: { offset: number; created_at: string }[] }) : null;
+    const job = { ok: data !== null, body: data?.job };
+    // A job that has not started has no log yet.
     const started = job.ok && !NOT_STARTED.has(job.body.status);
-    const trace = started ? await apiFetch('GET', `${at}/trace`) : null;
-    const text = trace?.ok && typeof trace.body === 'string' ? trace.body : '';
-    // When the pieces of that text were stored (asked after the text, so none of it is missing).
-    const times = started ? await apiFetch('GET', `${at}/trace_times?from=${timesFrom}`) : null;
-    if (times?.ok && Array.isArray(times.body) && times.body.length) {
-      parser.addTimes(times.body);
-      timesFrom = times.body[times.body.length - 1].offset + 1;
+    const text = started && typeof data?.trace === 'string' ? data.trace : '';
+    // When the pieces of that text were stored (read after the text, so none of it is missing).
+    const times = started ? data?.times : null;
+    if (times && times.length) {
+      parser.addTimes(times);
+      timesFrom = times[times.length - 1].offset + 1;
     }
     if (!primed) {
       // What the server already rendered: its complete lines (feed them to learn the state, drop the events).

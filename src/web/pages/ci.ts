@@ -4,7 +4,7 @@
 // endpoints, called by the browser.
 import { pagerOf, type ApiAnswer, type ApiClient } from '../api.js';
 import { encodePath, html, raw, type Html } from '../html.js';
-import { PageNotFound, SENT, unlessHidden, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
+import { NOT_FOUND, PageNotFound, SENT, sendJson, unlessHidden, type PageOutcome, type ProjectPage, type ProjectPageContext } from '../page.js';
 import { DEVELOPER, OWNER } from '../project_nav.js';
 import { logHtml, type TraceTime } from '../views/ansi.js';
 import { duration, liveDuration, statusBadge, when } from '../views/common.js';
@@ -322,9 +322,24 @@ async function traceText(ctx: ProjectPageContext, jobId: number): Promise<string
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** When the pieces of the job's log were stored (none when it cannot be read). */
-async function traceTimes(ctx: ProjectPageContext, jobId: number): Promise<TraceTime[]> {
-  return (await unlessHidden(jobTraceTimes(ctx.c, await ctx.actor(), ctx.project.id, jobId, 0))) ?? [];
+/** When the pieces of the job's log were stored from byte `from` on (none when it cannot be read). */
+async function traceTimes(ctx: ProjectPageContext, jobId: number, from = 0): Promise<TraceTime[]> {
+  return (await unlessHidden(jobTraceTimes(ctx.c, await ctx.actor(), ctx.project.id, jobId, from))) ?? [];
+}
+
+/**
+ * `jobs/:id/trace.json?times_from=N` (the reference's page has one of this name): what the job
+ * page's live tail reads every 2 s — the job, its log so far, then when its pieces from N on
+ * were stored — as the visitor, so a public job's log is followed without signing in.
+ */
+async function liveJob(ctx: ProjectPageContext): Promise<PageOutcome> {
+  const id = idParam(ctx);
+  const job = await jobAsVisitor(ctx, id);
+  if (!job) return sendJson(ctx.reply, 404, NOT_FOUND);
+  const from = Number(ctx.query.get('times_from') ?? '0');
+  const trace = await traceText(ctx, id);
+  const times = trace === null ? [] : await traceTimes(ctx, id, Number.isSafeInteger(from) && from >= 0 ? from : 0);
+  return sendJson(ctx.reply, 200, { job, trace, times });
 }
 
 /** A manual job's Run form: variables for this run (job_variables_attributes), then play. */
@@ -407,7 +422,7 @@ async function jobPage(ctx: ProjectPageContext) {
       ${timed || !finished ? html`<label class="log-times-toggle" hidden data-log-times><input type="checkbox" checked> Times</label>` : ''}
       ${log || !finished ? html`<span class="log-search"><input type="search" data-log-search aria-label="Search the log" placeholder="Search the log"> <span class="muted" data-log-search-count aria-live="polite"></span></span>` : ''}
     </div>
-    <div class="job-log${timed ? ' with-times' : ''}" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}"${ctx.viewer ? '' : raw(' data-static')}>${
+    <div class="job-log${timed ? ' with-times' : ''}" role="log" aria-labelledby="log-title" tabindex="0" data-job-log data-project-id="${ctx.project.id}" data-job-id="${id}" data-status="${job.status}" data-length="${log?.length ?? 0}">${
       log === null || log === '' ? html`<p class="muted log-empty">${emptyLogWords(job.status)}</p>` : raw(shown)
     }</div>
     <span id="log-end"></span>
@@ -493,4 +508,5 @@ export const ciPages: ProjectPage[] = [
   { path: 'jobs', handler: jobsList },
   { path: 'jobs/:id', handler: jobPage },
   { path: 'jobs/:id/raw', handler: rawLog },
+  { path: 'jobs/:id/trace.json', handler: liveJob },
 ];
