@@ -35,6 +35,8 @@ import { projectUploadRoutes } from './projects/uploads_routes.js';
 import { projectForkRoutes } from './projects/forks_routes.js';
 import { projectLifecycleRoutes } from './projects/lifecycle_routes.js';
 import { projectStarRoutes } from './projects/stars_routes.js';
+import { commitStatusRoutes } from './commit_statuses/routes.js';
+import { releaseRoutes } from './releases/routes.js';
 import { repositoryRoutes } from './repository/routes.js';
 import { runnerProtocolRoutes } from './runners/protocol.js';
 import { runnerRestRoutes } from './runners/rest.js';
@@ -46,4 +48,4 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
 
-export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...topicRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes, ...ciLintRoutes, ...mergeRequestRoutes, ...mergeRequestChangeRoutes, ...labelRoutes, ...milestoneRoutes, ...issueRoutes, ...keyRoutes];
+export const allRoutes: ApiRoute<any>[] = [...metaRoutes, ...userRoutes, ...tokenRoutes, ...oauthRoutes, ...settingsRoutes, ...projectRoutes, ...projectUploadRoutes, ...projectSharingRoutes, ...accessTokenRoutes, ...projectHookRoutes, ...projectStarRoutes, ...projectForkRoutes, ...projectLifecycleRoutes, ...repositoryRoutes, ...branchRoutes, ...protectedBranchRoutes, ...groupRoutes, ...memberRoutes, ...namespaceRoutes, ...customAttributeRoutes, ...eventRoutes, ...searchRoutes, ...systemHookRoutes, ...projectAliasRoutes, ...topicRoutes, ...signupRoutes, ...jobRoutes, ...pipelineRoutes, ...badgeRoutes, ...alertRoutes, ...vulnerabilityRoutes, ...importExportRoutes, ...ciVariableRoutes, ...protectedTagRoutes, ...runnerProtocolRoutes, ...pipelineScheduleRoutes, ...triggerRoutes, ...runnerRestRoutes, ...ciLintRoutes, ...mergeRequestRoutes, ...mergeRequestChangeRoutes, ...labelRoutes, ...milestoneRoutes, ...issueRoutes, ...keyRoutes, ...releaseRoutes, ...commitStatusRoutes];

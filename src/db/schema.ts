@@ -419,6 +419,34 @@ export interface ProtectedTagCreateAccessLevelsTable {
   group_id: number | null;
 }
 
+/** Releases: one per tag of a project (migration 170). */
+export interface ReleasesTable {
+  id: Generated<number>;
+  project_id: number;
+  tag: string;
+  name: string | null;
+  description: string | null;
+  /** The tag's commit when the release was made. */
+  sha: string | null;
+  author_id: number | null;
+  created_at: string;
+  updated_at: string;
+  released_at: string;
+}
+
+/** A release's asset links (migration 170). */
+export interface ReleaseLinksTable {
+  id: Generated<number>;
+  release_id: number;
+  name: string;
+  url: string;
+  /** The permanent path under `/-/releases/:tag/downloads` (`/bin/app`), or null. */
+  filepath: string | null;
+  link_type: Default<string>; // other | runbook | image | package
+  created_at: string;
+  updated_at: string;
+}
+
 /** CI pipelines (migration 011). */
 export interface CiPipelinesTable {
   id: Generated<number>;
@@ -490,7 +518,7 @@ export interface CiJobsTable {
   id: Generated<number>;
   project_id: number;
   pipeline_id: number;
-  type: string; // build | bridge
+  type: string; // build | bridge | generic (an external commit status)
   name: string;
   stage: string;
   stage_idx: number;
@@ -526,6 +554,13 @@ export interface CiJobsTable {
   runner_boot_id: string | null;
   /** Bytes of a registered runner's trace received so far (085). */
   trace_bytes: Default<number>;
+}
+
+/** An external commit status's own fields; its job is a ci_jobs row of type `generic` (migration 171). */
+export interface CiCommitStatusesTable {
+  job_id: number;
+  target_url: string | null;
+  description: string | null;
 }
 
 export interface CiRunnerNodesTable {
@@ -1064,6 +1099,7 @@ export interface DB {
   ci_pipeline_schedules: CiPipelineSchedulesTable;
   ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable;
   ci_jobs: CiJobsTable;
+  ci_commit_statuses: CiCommitStatusesTable;
   ci_job_variables: CiJobVariablesTable;
   ci_job_artifacts: CiJobArtifactsTable;
   ci_trace_chunks: CiTraceChunksTable;
@@ -1079,6 +1115,8 @@ export interface DB {
   protected_branches: ProtectedBranchesTable;
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
   protected_tags: ProtectedTagsTable;
+  releases: ReleasesTable;
+  release_links: ReleaseLinksTable;
   protected_tag_create_access_levels: ProtectedTagCreateAccessLevelsTable;
   project_repository_statistics: ProjectRepositoryStatisticsTable;
   custom_attributes: CustomAttributesTable;

@@ -39,7 +39,15 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
  * The endpoints that take a CI job token (the reference's `job_token_allowed` routes that Anvil
  * has). Anywhere else a job token is a wrong credential: 401.
  */
-const JOB_TOKEN_ROUTES = new Set(['/api/v4/job', '/api/v4/job/allowed_agents']);
+const JOB_TOKEN_ROUTES = new Set([
+  '/api/v4/job',
+  '/api/v4/job/allowed_agents',
+  // Releases (release tools run in jobs).
+  '/api/v4/projects/:id/releases',
+  '/api/v4/projects/:id/releases/:tag_name',
+  '/api/v4/projects/:id/releases/:tag_name/assets/links',
+  '/api/v4/projects/:id/releases/:tag_name/assets/links/:link_id',
+]);
 
 const takesJobToken = (req: FastifyRequest): boolean => JOB_TOKEN_ROUTES.has(req.apiRouteUrl ?? '');
 

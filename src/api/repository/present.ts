@@ -63,7 +63,7 @@ export const presentTag = (c: Container, v: TagView) => ({
   message: v.tag.message,
   target: v.tag.target,
   commit: v.tag.commit ? presentCommit(c, { commit: v.tag.commit, project: v.project }) : null,
-  release: null,
+  release: v.release ? { tag_name: v.release.tag, description: v.release.description } : null,
   protected: v.protected,
 });
 

@@ -80,13 +80,13 @@ export const Compare = T.Object({
   web_url: T.String(),
 });
 
-/** A tag (the reference's Tag entity); Anvil has no releases and no protected tags. */
+/** A tag (the reference's Tag entity) with its release's tag name and notes (TagRelease), or null. */
 export const Tag = T.Object({
   name: T.String(),
   message: Nullable(T.String()),
   target: T.String(),
   commit: Nullable(Commit),
-  release: T.Null(),
+  release: Nullable(T.Object({ tag_name: T.String(), description: Nullable(T.String()) })),
   protected: T.Boolean(),
 });
 

@@ -38,6 +38,8 @@ import * as m130 from './130_merge_requests.js';
 import * as m150 from './150_labels_milestones.js';
 import * as m151 from './151_issues.js';
 import * as m190 from './190_keys.js';
+import * as m170 from './170_releases.js';
+import * as m171 from './171_commit_statuses.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001_platform': m001,
@@ -78,6 +80,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '150_labels_milestones': m150,
   '151_issues': m151,
   '190_keys': m190,
+  '170_releases': m170,
+  '171_commit_statuses': m171,
 };
 
 class CodeMigrationProvider implements MigrationProvider {

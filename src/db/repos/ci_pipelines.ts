@@ -16,6 +16,14 @@ export const findPipeline = (db: Db, id: number): Promise<PipelineRow | undefine
 export const findProjectPipeline = (db: Db, projectId: number, id: number): Promise<PipelineRow | undefined> =>
   db.selectFrom('ci_pipelines').selectAll().where('id', '=', id).where('project_id', '=', projectId).executeTakeFirst();
 
+/** The project's newest pipeline at a commit (of a ref, or with an id, when given); on (project_id, sha, id). */
+export function newestPipelineOfSha(db: Db, projectId: number, sha: string, f: { ref?: string; id?: number }): Promise<PipelineRow | undefined> {
+  let q = db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('sha', '=', sha);
+  if (f.ref !== undefined) q = q.where('ref', '=', f.ref);
+  if (f.id !== undefined) q = q.where('id', '=', f.id);
+  return q.orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
 export const pipelinesByIds = (db: Db, ids: number[]): Promise<PipelineRow[]> =>
   ids.length === 0 ? Promise.resolve([]) : db.selectFrom('ci_pipelines').selectAll().where('id', 'in', ids).execute();
 

@@ -35,7 +35,7 @@ export function systemHooksFor(db: Kysely<DB>, flag: SystemFlag | null): Promise
   return q.orderBy('id').execute();
 }
 
-type ProjectFlag = 'push_events' | 'tag_push_events' | 'pipeline_events' | 'job_events';
+type ProjectFlag = 'push_events' | 'tag_push_events' | 'pipeline_events' | 'job_events' | 'releases_events';
 
 export const projectHooksFor = (db: Kysely<DB>, projectId: number, flag: ProjectFlag) =>
   db.selectFrom('project_hooks').select(['id', 'token_encrypted', 'push_events_branch_filter']).where('project_id', '=', projectId).where(flag, '=', 1).orderBy('id').execute();

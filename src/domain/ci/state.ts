@@ -17,7 +17,9 @@ import {
 import type { RunnerNodeId } from '../../db/repos/ci_runner.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
 import type { Actor } from '../auth/actor.js';
-import { badRequest, forbidden } from '../errors.js';
+import { apiError, badRequest, forbidden } from '../errors.js';
+import { supersedeJobsNamed } from '../../db/repos/commit_statuses.js';
+import { ZERO_SHA } from '../../git/repository.js';
 import { encryptSecret } from '../shared/encryption.js';
 import { addSeconds, nowIso } from '../../shared/time.js';
 import { newJobToken } from './job_token.js';
@@ -460,6 +462,7 @@ export async function retryPipeline(c: Container, actor: Actor, pipelineId: numb
   const jobs = await latestJobsOfPipeline(c.db, pipelineId);
   for (const j of jobs) {
     if (j.status !== 'failed' && j.status !== 'canceled') continue;
+    if (j.type === 'generic') continue; // an external status is its sender's to set again
     if (j.type === 'bridge' && UNRETRYABLE_BRIDGE_FAILURES.includes(j.failure_reason ?? '')) continue;
     const fresh = await cloneForRetry(c, j, actor.user.id, 0);
     await resetSkippedAfter(c, fresh);
@@ -503,5 +506,147 @@ export async function setBridgeStatus(
     ...(downstreamPipelineId !== undefined ? { downstream_pipeline_id: downstreamPipelineId } : {}),
   });
   if (job && job.status !== before.status) await processPipeline(c, job.pipeline_id);
+  return job;
+}
+
+// ---- external commit statuses ----
+
+/** The states an external status may be set to (POST /projects/:id/statuses/:sha). */
+export type ExternalState = 'pending' | 'running' | 'success' | 'failed' | 'canceled';
+
+/** The stage external statuses join, after every stage of the CI file (the reference's EXTERNAL_STAGE_IDX). */
+export const EXTERNAL_STAGE = 'external';
+export const EXTERNAL_STAGE_IDX = 1_000_000;
+
+/** The reference's CommitStatus state machine: each event and the statuses it moves from. */
+const STATUS_EVENTS = {
+  enqueue: { from: ['created', 'skipped', 'manual', 'scheduled'], to: 'pending' },
+  run: { from: ['pending'], to: 'running' },
+  success: { from: ['created', 'waiting_for_resource', 'preparing', 'pending', 'running'], to: 'success' },
+  drop: { from: ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'manual', 'scheduled'], to: 'failed' },
+  cancel: { from: ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'manual', 'scheduled'], to: 'canceled' },
+} as const;
+type StatusEvent = keyof typeof STATUS_EVENTS;
+
+/** The events a state is reached by; a `?` event may fail quietly (`running` tries `enqueue` first, as the reference does). */
+const EVENTS_OF: Record<ExternalState, Array<[StatusEvent, boolean]>> = {
+  pending: [['enqueue', true]],
+  running: [['enqueue', false], ['run', true]],
+  success: [['success', true]],
+  failed: [['drop', true]],
+  canceled: [['cancel', true]],
+};
+
+/**
+ * The status a job at `from` ends in when set to `state`, and its time columns; the reference's
+ * InvalidTransition words (a 400 through the API) when it cannot get there.
+ */
+export function externalTransition(from: string, state: ExternalState, now: string, job: Pick<JobRow, 'started_at'> | null): Partial<JobRow> {
+  let status = from;
+  const patch: Partial<JobRow> = {};
+  for (const [event, required] of EVENTS_OF[state]) {
+    const rule = STATUS_EVENTS[event];
+    if (!(rule.from as readonly string[]).includes(status)) {
+      if (!required) continue;
+      throw apiError(`Cannot transition status via :${event} from :${status} (Reason(s): Status cannot transition via "${event}")`, 400);
+    }
+    if (rule.to === 'pending') patch.queued_at = now;
+    if (rule.to === 'running') patch.started_at = now;
+    status = rule.to;
+  }
+  patch.status = status;
+  if (COMPLETED_STATUSES.includes(status)) {
+    patch.finished_at = now;
+    const started = patch.started_at ?? job?.started_at ?? null;
+    patch.duration = started ? (Date.parse(now) - Date.parse(started)) / 1000 : null;
+  }
+  if (status === 'failed') patch.failure_reason = 'api_failure';
+  patch.updated_at = now;
+  return patch;
+}
+
+export interface ExternalStatusInput {
+  name: string;
+  ref: string;
+  tag: boolean;
+  userId: number;
+  state: ExternalState;
+  coverage: number | null | undefined;
+}
+
+/** A pipeline for external statuses alone (source `external`): `created` until a status joins it. */
+export async function insertExternalPipeline(c: Container, seed: Omit<PipelineSeed, 'plan' | 'variables' | 'source' | 'beforeSha'>): Promise<PipelineRow> {
+  const now = nowIso();
+  return insertPipeline(
+    c.db,
+    {
+      project_id: seed.project.id,
+      status: 'created',
+      source: 'external',
+      ref: seed.ref,
+      sha: seed.sha,
+      before_sha: ZERO_SHA,
+      tag: seed.tag ? 1 : 0,
+      yaml_errors: null,
+      user_id: seed.userId,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+      committed_at: seed.commit ? new Date(seed.commit.createdAt).toISOString() : null,
+      parent_pipeline_id: null,
+      parent_job_id: null,
+      pipeline_schedule_id: null,
+      name: null,
+      commit_message: seed.commit?.message ?? null,
+      commit_author_name: seed.commit?.authorName ?? null,
+      commit_author_email: seed.commit?.authorEmail ?? null,
+      commit_created_at: seed.commit?.createdAt ?? null,
+    },
+    [],
+    [],
+  );
+}
+
+/**
+ * Sets an external status: the open one (pending or running, same name, ref and user) moves, or a
+ * new job of type `generic` joins the pipeline in stage `external` (older jobs of its name count
+ * as retried); then the pipeline's status follows from its jobs. The new state is applied with
+ * the job's own conditional update, so a concurrent change cannot be overwritten.
+ */
+export async function setExternalStatus(c: Container, pipeline: PipelineRow, open: JobRow | undefined, s: ExternalStatusInput): Promise<JobRow> {
+  const now = nowIso();
+  let job: JobRow | undefined;
+  if (open) {
+    const patch = externalTransition(open.status, s.state, now, open);
+    job = await transitionJob(c.db, open.id, [open.status], { ...patch, ...(s.coverage !== undefined ? { coverage: s.coverage } : {}) });
+    if (!job) {
+      const fresh = await findCiJob(c.db, open.id);
+      externalTransition(fresh?.status ?? open.status, s.state, now, fresh ?? open); // its words, when it cannot
+      throw apiError('Status changed meanwhile; try again', 409);
+    }
+  } else {
+    const patch = externalTransition('created', s.state, now, null);
+    job = await insertCiJob(c.db, {
+      project_id: pipeline.project_id,
+      pipeline_id: pipeline.id,
+      type: 'generic',
+      name: s.name,
+      stage: EXTERNAL_STAGE,
+      stage_idx: EXTERNAL_STAGE_IDX,
+      status: 'created',
+      ref: s.ref,
+      tag: s.tag ? 1 : 0,
+      allow_failure: 0,
+      when: 'on_success',
+      created_at: now,
+      user_id: s.userId,
+      options: '{}',
+      coverage: s.coverage ?? null,
+      ...patch,
+      updated_at: now,
+    });
+    await supersedeJobsNamed(c.db, pipeline.id, s.name, job.id);
+  }
+  await processPipeline(c, pipeline.id);
   return job;
 }

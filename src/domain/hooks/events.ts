@@ -17,9 +17,10 @@ import { annotatedTagMessage, commitPathChanges, commitsBetween, readCommit } fr
 import { countCommits, ZERO_SHA } from '../../git/repository.js';
 import { loadProtection, matchingRules } from '../protected_branches/policy.js';
 import { jobPayload, pipelinePayload } from './ci_payloads.js';
+import { linksOfReleases, type ReleaseRow } from '../../db/repos/releases.js';
 import { enqueueDeliveries, type HookEvent } from './delivery.js';
 import {
-  groupEventPayload, groupMemberEventPayload, hookProject, keyEventPayload, projectEventPayload, pushPayload, repositoryUpdatePayload, teamEventPayload, userEventPayload,
+  groupEventPayload, groupMemberEventPayload, hookProject, keyEventPayload, projectEventPayload, pushPayload, releasePayload, repositoryUpdatePayload, teamEventPayload, userEventPayload,
   type GroupEventName, type GroupMemberEventName, type HookProject, type MembershipFacts, type ProjectEventName, type PushFacts, type TeamEventName,
   type UserEventName, type KeyEventName,
 } from './payloads.js';
@@ -78,6 +79,19 @@ export async function memberSystemEvent(
 export function branchFilterMatches(filter: string | null, branch: string): boolean {
   if (!filter) return true;
   return picomatch.isMatch(branch, filter, { dot: true, nobrace: true, noextglob: true, noglobstar: false, bash: true });
+}
+
+// ---- releases ----
+
+/** A release created or changed, to the project's hooks with `releases_events`, in the change's transaction. */
+export async function releaseHookEvent(c: Container, tx: Kysely<DB>, release: ReleaseRow, action: 'create' | 'update', dir: string): Promise<void> {
+  const hooks = await projectHooksFor(tx, release.project_id, 'releases_events');
+  if (hooks.length === 0) return;
+  const project = await findProjectById(tx, release.project_id);
+  if (!project) return;
+  const commit = release.sha ? await readCommit(dir, release.sha) : null;
+  const payload = releasePayload(c, await hookProject(tx, project), { release, links: await linksOfReleases(tx, [release.id]), commit }, action);
+  await enqueueDeliveries(c, tx, 'project', hooks, { trigger: 'release_hooks', eventHeader: 'Release Hook', payload });
 }
 
 /** Commits listed in a push payload at most (the reference's push data limit). */

@@ -10,6 +10,8 @@ import { namespaceOwners } from '../../db/repos/hooks.js';
 import type { DB } from '../../db/schema.js';
 import type { CommitInfo } from '../../git/objects.js';
 import { ACCESS_NAMES, visibilityName } from '../members/policy.js';
+import type { ReleaseLinkRow, ReleaseRow } from '../../db/repos/releases.js';
+import { isExternalLink, releaseWebUrl, sourceUrls } from '../releases/urls.js';
 
 /** Rails' `created_at`/`updated_at` in hook payloads: ISO 8601 in UTC without milliseconds. */
 const hookTime = (iso: string | null) => (iso === null ? null : iso.replace(/\.\d{3}Z$/, 'Z'));
@@ -265,3 +267,46 @@ export const hookUser = (c: Container, u: UserRow) => ({
   avatar_url: avatarUrl(c, u),
   email: u.public_email || '',
 });
+
+// ---- releases ----
+
+export interface ReleaseFacts {
+  release: ReleaseRow;
+  links: ReleaseLinkRow[];
+  commit: CommitInfo | null;
+}
+
+/** The reference's DataBuilder::Release: the release's own fields, its project, assets and commit. */
+export function releasePayload(c: Container, p: HookProject, f: ReleaseFacts, action: 'create' | 'update'): object {
+  const r = f.release;
+  const project = { ...p.row, full_path: p.fullPath };
+  const sources = sourceUrls(c, project, r.tag);
+  const web = `${c.config.externalUrl}/${p.fullPath}`;
+  return {
+    id: r.id,
+    created_at: ciTime(r.created_at),
+    description: r.description,
+    name: r.name,
+    released_at: ciTime(r.released_at),
+    tag: r.tag,
+    object_kind: 'release',
+    project: projectObject(c, p),
+    url: releaseWebUrl(c, project, r.tag),
+    action,
+    assets: {
+      count: f.links.length + sources.length,
+      links: f.links.map((l) => ({ id: l.id, external: isExternalLink(c, project, l), link_type: l.link_type, name: l.name, url: l.url })),
+      sources,
+    },
+    commit: f.commit
+      ? {
+          id: f.commit.id,
+          message: f.commit.message,
+          title: titleLine(f.commit.message),
+          timestamp: f.commit.authoredDate,
+          url: `${web}/-/commit/${f.commit.id}`,
+          author: { name: f.commit.authorName, email: f.commit.authorEmail },
+        }
+      : null,
+  };
+}

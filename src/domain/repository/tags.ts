@@ -12,6 +12,7 @@ import { isProtectedTag, loadTagProtection, type TagProtectionSet } from '../pro
 import { checkUnmodifiedSince } from '../shared/preconditions.js';
 import type { PageRequest, PageResult } from '../../shared/page.js';
 import type { ProjectRow } from '../../db/repos/projects.js';
+import { releasesOfTags, type ReleaseRow } from '../../db/repos/releases.js';
 import { readableRepository, type RepositoryRef } from './commits.js';
 import { checkRefUpdates, type RefUpdate } from './protection.js';
 import { moveRefs } from './ref_changes.js';
@@ -20,9 +21,20 @@ export interface TagView {
   tag: TagInfo;
   project: ProjectRow;
   protected: boolean;
+  /** The tag's release (the reference shows its tag name and notes), or null. */
+  release: ReleaseRow | null;
 }
 
-const viewOf = (repo: RepositoryRef, set: TagProtectionSet, tag: TagInfo): TagView => ({ tag, project: repo.row, protected: isProtectedTag(set, tag.name) });
+const viewOf = (repo: RepositoryRef, set: TagProtectionSet, tag: TagInfo, releases: Map<string, ReleaseRow>): TagView => ({
+  tag,
+  project: repo.row,
+  protected: isProtectedTag(set, tag.name),
+  release: releases.get(tag.name) ?? null,
+});
+
+async function releasesOf(c: Container, projectId: number, tags: TagInfo[]): Promise<Map<string, ReleaseRow>> {
+  return new Map((await releasesOfTags(c.db, projectId, tags.map((t) => t.name))).map((r) => [r.tag, r]));
+}
 
 export interface ListTagsInput {
   order_by?: 'name' | 'updated' | 'version';
@@ -53,8 +65,10 @@ export async function listTags(c: Container, actor: Actor | null, idOrPath: numb
   const perPage = page.perPage;
   const start = page.kind === 'offset' ? (page.page - 1) * perPage : 0;
   const set = await loadTagProtection(c, repo.row.id);
+  const pageTags = tags.slice(start, start + perPage);
+  const releases = await releasesOf(c, repo.row.id, pageTags);
   return {
-    items: tags.slice(start, start + perPage).map((tag) => viewOf(repo, set, tag)),
+    items: pageTags.map((tag) => viewOf(repo, set, tag, releases)),
     total: tags.length,
     hasNext: start + perPage < tags.length,
   };
@@ -64,7 +78,7 @@ export async function getTag(c: Container, actor: Actor | null, idOrPath: number
   const repo = await readableRepository(c, actor, idOrPath);
   const tag = (await gitTags(repo.dir)).find((t) => t.name === name);
   if (!tag) throw notFound('Tag');
-  return viewOf(repo, await loadTagProtection(c, repo.row.id), tag);
+  return viewOf(repo, await loadTagProtection(c, repo.row.id), tag, await releasesOf(c, repo.row.id, [tag]));
 }
 
 export interface CreateTagInput {
