@@ -7,7 +7,7 @@ const ONE_WEEK = 7 * 86400; // start_in's limit
 const ONE_MONTH = 30 * 86400; // timeout's limit
 import { isValidExpression } from './expression.js';
 import { compileRegexp, looksLikeRegexp, parseSlashedRegexp } from './regex.js';
-import type { ArtifactsSpec, CacheSpec, ContainerImageSpec, EnvironmentSpec, JobWhen, NeedSpec, PlannedJob, TriggerSpec } from './types.js';
+import type { ArtifactsSpec, CacheSpec, ContainerImageSpec, EnvironmentSpec, JobWhen, NeedSpec, PlannedJob, ReleaseSpec, TriggerSpec } from './types.js';
 import { isMap, type YamlMap, type YamlValue } from './yaml.js';
 
 export interface RuleSpec {
@@ -469,6 +469,65 @@ function environmentOf(v: YamlValue | undefined, location: string, errors: Error
   return { name, url, action };
 }
 
+const RELEASE_KEYS = ['tag_name', 'tag_message', 'name', 'description', 'ref', 'released_at', 'milestones', 'assets'];
+const RELEASE_LINK_KEYS = ['name', 'url', 'filepath', 'direct_asset_path', 'link_type'];
+
+/** `release:` (the reference's Entry::Release and its assets/links entries), or null. */
+function releaseOf(v: YamlValue | undefined, location: string, errors: Errors): ReleaseSpec | null {
+  if (v === undefined || v === null) return null;
+  if (!isMap(v)) {
+    errors.add(location, 'config should be a hash');
+    return null;
+  }
+  const before = errors.list.length;
+  const bad = unknownKeys(v, RELEASE_KEYS);
+  if (bad.length) errors.add(location, `config contains unknown keys: ${bad.join(', ')}`);
+  const str = (k: string): string | null => {
+    if (!has(v, k)) return null;
+    const s = scalarString(v[k]);
+    if (s === null) errors.add(location, `${k.replace(/_/g, ' ')} should be a string`);
+    return s;
+  };
+  const tagName = str('tag_name');
+  const description = str('description');
+  if (!tagName) errors.add(location, "tag name can't be blank");
+  if (!description) errors.add(location, "description can't be blank");
+  const out = { tagMessage: str('tag_message'), name: str('name'), ref: str('ref'), releasedAt: str('released_at') };
+  let milestones: string[] = [];
+  if (has(v, 'milestones')) {
+    const m = v.milestones;
+    if (isStr(m)) milestones = [m];
+    else if (isStrArray(m)) milestones = m;
+    else errors.add(`${location}:milestones`, 'config should be an array of strings or a string');
+  }
+  const links: ReleaseSpec['links'] = [];
+  if (has(v, 'assets')) {
+    const a = v.assets;
+    if (!isMap(a)) errors.add(`${location}:assets`, 'config should be a hash');
+    else {
+      const badA = unknownKeys(a, ['links']);
+      if (badA.length) errors.add(`${location}:assets`, `config contains unknown keys: ${badA.join(', ')}`);
+      if (!Array.isArray(a.links) || a.links.length === 0) errors.add(`${location}:assets:links`, 'config should be an array of hashes');
+      else {
+        for (const l of a.links) {
+          if (!isMap(l)) {
+            errors.add(`${location}:assets:links:link`, 'config should be a hash');
+            continue;
+          }
+          const badL = unknownKeys(l, RELEASE_LINK_KEYS);
+          if (badL.length) errors.add(`${location}:assets:links:link`, `config contains unknown keys: ${badL.join(', ')}`);
+          if (!isStr(l.name) || l.name === '') errors.add(`${location}:assets:links:link`, "name can't be blank");
+          if (!isStr(l.url) || l.url === '') errors.add(`${location}:assets:links:link`, "url can't be blank");
+          const path = isStr(l.direct_asset_path) ? l.direct_asset_path : isStr(l.filepath) ? l.filepath : null;
+          if (isStr(l.name) && isStr(l.url)) links.push({ name: l.name, url: l.url, filepath: path, linkType: isStr(l.link_type) ? l.link_type : null });
+        }
+      }
+    }
+  }
+  if (errors.list.length > before) return null;
+  return { tagName: tagName!, description: description!, ...out, milestones, links };
+}
+
 function coverageOf(v: YamlValue | undefined, location: string, errors: Errors): string | null {
   if (v === undefined || v === null) return null;
   if (!isStr(v) || !/^\/.*\/$/s.test(v) || v.length < 2 || !compileRegexp(v.slice(1, -1))) {
@@ -927,6 +986,7 @@ function readJob(name: string, config: YamlValue, defaults: Defaults, errors: Er
   let artifacts: ArtifactsSpec | null = null;
   let environment: EnvironmentSpec | null = null;
   let coverage: string | null = null;
+  let release: ReleaseSpec | null = null;
   let trigger: TriggerSpec | null = null;
   if (isBuild) {
     if (has(c, 'before_script')) beforeScript = commands(c.before_script, `${at}:before_script`, errors) ?? [];
@@ -964,6 +1024,7 @@ function readJob(name: string, config: YamlValue, defaults: Defaults, errors: Er
   if (isBuild) {
     environment = environmentOf(c.environment, `${at}:environment`, errors);
     coverage = coverageOf(c.coverage, `${at}:coverage`, errors);
+    release = releaseOf(c.release, `${at}:release`, errors);
   }
   const parallel = parallelOf(c.parallel, `${at}:parallel`, errors, !isBuild);
   const only = hasRules ? null : policyOf(c.only, `${at}:only`, errors);
@@ -997,6 +1058,7 @@ function readJob(name: string, config: YamlValue, defaults: Defaults, errors: Er
     ...(imageSpec && !sameAsName(imageSpec) ? { imageSpec } : {}),
     ...(services.length ? { services } : {}),
     ...(cache.length ? { cache } : {}),
+    ...(release ? { release } : {}),
     variables,
     inheritVariables: inherit.variables,
     needs,

@@ -261,6 +261,7 @@ export async function planPipeline(text: string, ctx: PlanContext, opts: PlanOpt
     if (job.imageSpec) pj.imageSpec = job.imageSpec;
     if (job.services) pj.services = job.services;
     if (job.cache) pj.cache = job.cache;
+    if (job.release) pj.release = job.release;
     planned.push(pj);
     needsOf.set(pj, expandNeeds(job.needs, instancesOf));
     if (job.dependencies) pj.dependencies = job.dependencies.flatMap((d) => expandNames(d, instancesOf));

@@ -67,6 +67,18 @@ export interface EnvironmentSpec {
   action: string | null;
 }
 
+/** `release:` as written (variables not yet expanded): the release its job makes when it succeeds. */
+export interface ReleaseSpec {
+  tagName: string;
+  tagMessage: string | null;
+  name: string | null;
+  description: string;
+  ref: string | null;
+  milestones: string[];
+  releasedAt: string | null;
+  links: Array<{ name: string; url: string; filepath: string | null; linkType: string | null }>;
+}
+
 export interface PlannedJob {
   /** After `parallel` expansion: `test 1/3`, `deploy: [aws, eu]`. */
   name: string;
@@ -109,6 +121,8 @@ export interface PlannedJob {
   environment: EnvironmentSpec | null;
   interruptible: boolean;
   trigger: TriggerSpec | null;
+  /** `release:` (optional; absent = none): made by Anvil when the job succeeds. */
+  release?: ReleaseSpec;
   /**
    * `inherit:variables` (optional; absent = true): false = none of Plan.variables apply to this
    * job; a list = only these global variables apply.

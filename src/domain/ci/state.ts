@@ -147,6 +147,9 @@ export async function createPipelineRecords(c: Container, seed: PipelineSeed): P
  */
 const bridgesModule = () => import('./bridges.js');
 
+/** The `release:` keyword's work (the releases service, which reaches back into CI through tags and pushes): loaded on first use. */
+const releaseModule = () => import('./release_job.js');
+
 /**
  * Moves the pipeline's created jobs whose predecessors completed (stage order, or `needs`) to
  * pending / manual / scheduled, or skips them; then sets the pipeline's status, times and
@@ -286,6 +289,14 @@ export async function finishJob(c: Container, jobId: number, outcome: JobOutcome
   const current = await findCiJob(c.db, jobId);
   if (!current || current.status !== 'running') return undefined;
   const plan = jobPlan(current);
+  // `release:` makes its release when the job's script succeeded; a release that cannot be made fails the job, as release-cli would.
+  if (outcome.status === 'success' && plan.release) {
+    const refusal = await (await releaseModule()).releaseOfJob(c, current, plan.release);
+    if (refusal) {
+      c.log.warn({ jobId, refusal }, 'release: the release could not be made');
+      outcome = { ...outcome, status: 'failed', failureReason: 'script_failure' };
+    }
+  }
   const now = nowIso();
   const failed = outcome.status === 'failed';
   const reason = failed ? (outcome.failureReason ?? 'script_failure') : null;
