@@ -1,6 +1,6 @@
 // Starts the real Anvil server as a child process (the way `anvil serve` runs), for the
 // benchmark and for the tests that need a real process (shutdown, start-up time).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -8,6 +8,26 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Removes a server's data dir. A server killed mid-job leaves its jobs' tmpfs folders and network
+ * namespaces mounted there (its next start would remove them): they are unmounted first.
+ */
+export function removeDataDir(dataDir: string): void {
+  const root = path.resolve(dataDir);
+  let points: string[] = [];
+  try {
+    points = fs
+      .readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((l) => (l.split(' ')[4] ?? '').replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))))
+      .filter((p) => p.startsWith(`${root}/`));
+  } catch {
+    /* no /proc */
+  }
+  for (const p of points.sort((a, b) => b.length - a.length)) spawnSync('umount', ['--lazy', p]);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
 
 /** A port that was free a moment ago (the server's log line needs a real port, so no port 0). */
 export function freePort(): Promise<number> {
@@ -107,7 +127,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       await exited;
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
     },
   };
   if (opts.waitForListening !== false) {

@@ -113,17 +113,27 @@ export interface S3Location {
   forcePathStyle: boolean;
 }
 
+/**
+ * `private`: a network namespace of the job's own, outbound through a user-mode network stack
+ * that cannot reach the host's loopback (the server's API forwarded in); `host`: the machine's
+ * network; `none`: a network namespace with loopback only.
+ */
+export type RunnerNetwork = 'private' | 'host' | 'none';
+
 export interface RunnerSandboxConfig {
   /** false: jobs run unconfined, as the server's own user (ANVIL_RUNNER_SANDBOX=off). */
   enabled: boolean;
-  /** `host`: the machine's network; `none`: a network namespace with loopback only. */
-  network: 'host' | 'none';
+  network: RunnerNetwork;
   /** The uid (and gid) of the runner's first job slot; slot n runs as uid + n. */
   uid: number;
   /** Processes and threads one job may have at once (RLIMIT_NPROC). */
   maxProcesses: number;
   /** The largest file one job may write, in MiB (RLIMIT_FSIZE). */
   maxFileSizeMb: number;
+  /** Memory of one job, in MiB (a cgroup's limit, where the host offers one); 0: not bounded. */
+  maxMemoryMb: number;
+  /** Size of a job's build folder, and of its /tmp with HOME, in MiB (tmpfs mounts); 0: not bounded, on the data dir's disk. */
+  maxDiskMb: number;
 }
 
 export type BlobStoreConfig = { kind: 'local' } | ({ kind: 's3' } & S3Location);
@@ -207,15 +217,24 @@ function blobStore(env: NodeJS.ProcessEnv): BlobStoreConfig {
   };
 }
 
+/** 0 (not bounded) or a bound of at least `min` MiB. */
+function zeroOrAtLeast(name: string, raw: string | undefined, dflt: number, min: number): number {
+  const n = intIn(name, raw, dflt, 0, 16_777_216);
+  if (n !== 0 && n < min) throw new ConfigError(`${name} must be 0 (not bounded) or at least ${min}, got ${n}`);
+  return n;
+}
+
 function runnerSandbox(env: NodeJS.ProcessEnv): RunnerSandboxConfig {
-  const network = env.ANVIL_RUNNER_NETWORK || 'host';
-  if (network !== 'host' && network !== 'none') throw new ConfigError(`ANVIL_RUNNER_NETWORK must be host or none, got "${network}"`);
+  const network = env.ANVIL_RUNNER_NETWORK || 'private';
+  if (network !== 'private' && network !== 'host' && network !== 'none') throw new ConfigError(`ANVIL_RUNNER_NETWORK must be private, host or none, got "${network}"`);
   return {
     enabled: bool('ANVIL_RUNNER_SANDBOX', env.ANVIL_RUNNER_SANDBOX, true),
     network,
     uid: intIn('ANVIL_RUNNER_UID', env.ANVIL_RUNNER_UID, 60000, 1000, 4_000_000_000),
     maxProcesses: intIn('ANVIL_RUNNER_MAX_PROCESSES', env.ANVIL_RUNNER_MAX_PROCESSES, 1024, 16, 1_000_000),
     maxFileSizeMb: intIn('ANVIL_RUNNER_MAX_FILE_SIZE_MB', env.ANVIL_RUNNER_MAX_FILE_SIZE_MB, 4096, 1, 16_777_216),
+    maxMemoryMb: zeroOrAtLeast('ANVIL_RUNNER_MAX_MEMORY_MB', env.ANVIL_RUNNER_MAX_MEMORY_MB, 4096, 64),
+    maxDiskMb: zeroOrAtLeast('ANVIL_RUNNER_MAX_DISK_MB', env.ANVIL_RUNNER_MAX_DISK_MB, 4096, 16),
   };
 }
 

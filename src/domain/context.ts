@@ -4,6 +4,7 @@ import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { SandboxHost } from '../ci/sandbox/index.js';
 import type { RecentReads } from '../shared/recent_reads.js';
 import type { PatWithUser } from '../db/repos/tokens.js';
 import type { ProjectWithContext } from '../db/repos/project_context.js';
@@ -36,6 +37,8 @@ export interface Container {
    * null when it runs them; unset without a runner. /-/readiness reports it.
    */
   runnerProblem?: string | null;
+  /** What the job sandbox found on this host (its network, its bounds), once the runner tried it. */
+  runnerSandboxHost?: SandboxHost;
   /** Name lookups of outbound requests (src/outbound/); tests map names wherever they like. */
   resolver?: Resolver;
   /** Test mode: what went out is recorded here (src/outbound/record.ts). */

@@ -15,7 +15,7 @@ import { failOrphanedJobs, joinNode } from '../../src/domain/ci/runner_nodes.js'
 import { cancelJob, startJob } from '../../src/domain/ci/state.js';
 import { DIALECTS, ROOT_TOKEN, buildTestApp, freshPostgresUrl, type TestApp } from '../helpers/build.js';
 import { CI_FILE } from '../helpers/ci.js';
-import { startServer, type RunningServer } from '../../bench/server.js';
+import { removeDataDir, startServer, type RunningServer } from '../../bench/server.js';
 import { waitFor } from '../helpers/queue.js';
 import { alive, jobsOf, makePipeline, plannedJob, repoProject, serverApi, startedJobPids, testRunner, traceText, type RepoProject } from './runner_fixtures.js';
 
@@ -178,7 +178,7 @@ async function scratch(dialect: string) {
         }
       }
       await pg?.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
     },
   };
 }

@@ -24,10 +24,20 @@ const attempt = (what: string, command: string): string => `if ${command} >/dev/
 
 describe('runner sandbox settings', () => {
   const base = { ANVIL_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-cfg-')) };
-  it('defaults: sandbox on, host network, uid 60000, 1024 processes, 4096 MiB files; bad values stop the start with the name', () => {
-    assert.deepEqual(loadConfig(base).runnerSandbox, { enabled: true, network: 'host', uid: 60000, maxProcesses: 1024, maxFileSizeMb: 4096 });
-    const set = loadConfig({ ...base, ANVIL_RUNNER_SANDBOX: 'off', ANVIL_RUNNER_NETWORK: 'none', ANVIL_RUNNER_UID: '70000', ANVIL_RUNNER_MAX_PROCESSES: '64', ANVIL_RUNNER_MAX_FILE_SIZE_MB: '10' });
-    assert.deepEqual(set.runnerSandbox, { enabled: false, network: 'none', uid: 70000, maxProcesses: 64, maxFileSizeMb: 10 });
+  it('defaults: sandbox on, private network, uid 60000, 1024 processes, 4096 MiB files, memory and disk; bad values stop the start with the name', () => {
+    assert.deepEqual(loadConfig(base).runnerSandbox, { enabled: true, network: 'private', uid: 60000, maxProcesses: 1024, maxFileSizeMb: 4096, maxMemoryMb: 4096, maxDiskMb: 4096 });
+    const set = loadConfig({
+      ...base,
+      ANVIL_RUNNER_SANDBOX: 'off',
+      ANVIL_RUNNER_NETWORK: 'none',
+      ANVIL_RUNNER_UID: '70000',
+      ANVIL_RUNNER_MAX_PROCESSES: '64',
+      ANVIL_RUNNER_MAX_FILE_SIZE_MB: '10',
+      ANVIL_RUNNER_MAX_MEMORY_MB: '0',
+      ANVIL_RUNNER_MAX_DISK_MB: '100',
+    });
+    assert.deepEqual(set.runnerSandbox, { enabled: false, network: 'none', uid: 70000, maxProcesses: 64, maxFileSizeMb: 10, maxMemoryMb: 0, maxDiskMb: 100 });
+    assert.equal(loadConfig({ ...base, ANVIL_RUNNER_NETWORK: 'host' }).runnerSandbox.network, 'host');
     for (const [name, value] of [
       ['ANVIL_RUNNER_SANDBOX', 'maybe'],
       ['ANVIL_RUNNER_NETWORK', 'bridge'],
@@ -35,6 +45,9 @@ describe('runner sandbox settings', () => {
       ['ANVIL_RUNNER_UID', 'nobody'],
       ['ANVIL_RUNNER_MAX_PROCESSES', '2'],
       ['ANVIL_RUNNER_MAX_FILE_SIZE_MB', '0'],
+      ['ANVIL_RUNNER_MAX_MEMORY_MB', '10'],
+      ['ANVIL_RUNNER_MAX_MEMORY_MB', '1g'],
+      ['ANVIL_RUNNER_MAX_DISK_MB', '8'],
     ] as const) {
       assert.throws(() => loadConfig({ ...base, [name]: value }), (e: Error) => e instanceof ConfigError && e.message.includes(name), `${name}=${value}`);
     }
@@ -141,6 +154,7 @@ for (const dialect of DIALECTS) {
       const b = await waitForJob(t, bomb!.id, ['success', 'failed']);
       assert.equal(b.status, 'failed');
       assert.equal(b.failure_reason, 'stuck_or_timeout_failure');
+      if (t.c.runnerSandboxHost?.cgroups.pids) assert.match((await traceText(t, b.id))!, /ERROR: the job reached its limit of 64 processes \(ANVIL_RUNNER_MAX_PROCESSES\)/);
       await waitFor('every process of the bomb to be gone', () => jobPids().length === 0, 15_000);
     });
 
@@ -195,13 +209,13 @@ for (const dialect of DIALECTS) {
   });
 
   describe(`CI jobs with ANVIL_RUNNER_NETWORK=none (${dialect})`, () => {
-    it('a job has loopback only: a service on the host loopback is out of reach; host mode reaches it', async () => {
+    it('a job has a loopback of its own: a service on the host loopback is out of reach (private, none); host mode reaches it', async () => {
       const service = net.createServer((s) => s.on('error', () => undefined).end('hello\n'));
       await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
       const port = (service.address() as net.AddressInfo).port;
       const script = [attempt('host-service', `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}'`), attempt('loopback-up', 'grep -q lo /proc/net/dev')];
       try {
-        for (const network of ['none', 'host']) {
+        for (const network of ['private', 'none', 'host']) {
           const { t } = await listeningTestApp(dialect, { ANVIL_RUNNER_NETWORK: network });
           const runner = testRunner(t, { concurrency: 1 });
           runner.start();
@@ -210,7 +224,7 @@ for (const dialect of DIALECTS) {
             const p = await makePipeline(t, rp, [plannedJob('net', { script })]);
             const { net: job } = await jobsOf(t, p.id);
             const log = (await traceText(t, (await waitForJob(t, job!.id, ['success', 'failed'])).id))!;
-            assert.match(log, new RegExp(`^${network === 'none' ? 'no' : 'ok'} host-service$`, 'm'), log);
+            assert.match(log, new RegExp(`^${network === 'host' ? 'ok' : 'no'} host-service$`, 'm'), log);
             assert.match(log, /^ok loopback-up$/m);
           } finally {
             await runner.stop();

@@ -18,6 +18,8 @@ export interface WorkspaceSpec {
    * carries the job token); null or absent removes `origin`, so the server's path is not left there.
    */
   remoteUrl?: string | null;
+  /** `dir` exists, empty (a mount point the sandbox made): the checkout goes in it, it is not made anew. */
+  keepDir?: boolean;
 }
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
@@ -26,8 +28,10 @@ const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 export async function prepareWorkspace(spec: WorkspaceSpec): Promise<void> {
   if (!SHA.test(spec.sha)) throw new GitError(['checkout'], null, `not a commit id: ${spec.sha}`);
   const dir = path.resolve(spec.dir);
-  await removeWorkspace(dir);
-  await fs.mkdir(path.dirname(dir), { recursive: true });
+  if (!spec.keepDir) {
+    await removeWorkspace(dir);
+    await fs.mkdir(path.dirname(dir), { recursive: true });
+  }
   await git(['clone', '--quiet', '--no-checkout', safeArg(path.resolve(spec.repoDir), 'repository'), dir]);
   await git(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--detach', spec.sha], { cwd: dir });
   if (spec.remoteUrl) await git(['remote', 'set-url', 'origin', safeArg(spec.remoteUrl, 'remote URL')], { cwd: dir });

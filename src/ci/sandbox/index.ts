@@ -2,7 +2,8 @@
 // it for a command line (a `Confinement`); the runner asks it whether it can start at all.
 //
 // A job runs as
-//   bwrap (as root: pid, ipc, uts, mount [, net] namespaces; a root of its own)
+//   [sh: joins the job's cgroups (bounds.ts)] → [nsenter: the job's private network (network.ts)]
+//   → bwrap (as root: pid, ipc, uts, mount [, net] namespaces; a root of its own)
 //     → prlimit (processes, file size, no core files)
 //     → setpriv (the job slot's uid/gid, no groups, no capabilities, no_new_privs)
 //     → bwrap (a user namespace mapping that uid to itself; no further user namespaces)
@@ -13,13 +14,22 @@
 // (read-write, bound alone), its own folder for file variables, scripts and HOME, and /tmp (a
 // folder of its own). Nothing of the data dir, /root, /home, the server's environment or its
 // processes. Each job slot has its own uid, so the process limit of one job does not touch another.
+//
+// Every folder a root process binds for the job lies in a folder only root may change (the
+// builds folder, or the job's `own` folder): the job cannot swap one for a link between its
+// script and its after_script.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { RunnerSandboxConfig } from '../../config.js';
+import type { RunnerNetwork, RunnerSandboxConfig } from '../../config.js';
 import type { Confinement } from '../runner/execute.js';
+import { canMountTmpfs, cgroupReport, describeBounds, diskReport, enterCgroups, hostCgroups, makeJobCgroups, mountJobDisk, releaseJobCgroups, releaseMounts, type HostCgroups, type JobCgroups } from './bounds.js';
+import { privateResolvConf, startJobNetwork, type ApiEndpoint, type JobNetwork } from './network.js';
+
+export { apiEndpoint, type ApiEndpoint } from './network.js';
+export { releaseMounts, sweepJobCgroups } from './bounds.js';
 
 /** Where checkouts are seen inside: `/builds/<namespace>/<project>`, as the reference's container executors place them. */
 export const SANDBOX_BUILDS_DIR = '/builds';
@@ -31,18 +41,51 @@ const SECRET_FILES = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshad
 /** Masked with an empty folder where they exist. */
 const SECRET_DIRS = ['/etc/ssl/private', '/etc/sudoers.d'];
 
+/** What this host offers the sandbox, found once at start (probeSandbox). */
+export interface SandboxHost {
+  /** The network jobs get: the setting, or `none` where `private` cannot be made here. */
+  network: RunnerNetwork;
+  cgroups: HostCgroups;
+  /** Whether the job's folders can be size-bounded tmpfs mounts. */
+  tmpfs: boolean;
+}
+
+/** A job's folders on the host. */
+export interface JobFolders {
+  /** The checkout (read-write inside at `projectDir`). */
+  workspace: string;
+  /**
+   * Root's own folder for the job (mode 0700): `job/` is the job's own folder (read-write inside at
+   * `${projectDir}.tmp`: file variables, scripts, home/), `tmp/` its /tmp; also the network
+   * namespace and the job's resolv.conf.
+   */
+  own: string;
+}
+
+export const jobScratch = (own: string): string => path.join(own, 'job');
+const jobTmp = (own: string): string => path.join(own, 'tmp');
+
 export interface JobSandboxSpec {
   settings: RunnerSandboxConfig;
+  host: SandboxHost;
   /** The server's data dir: never visible inside, even where it lies below a system folder. */
   dataDir: string;
   /** This job slot's uid and gid. */
   uid: number;
-  /** The checkout on the host (read-write inside at `projectDir`). */
-  workspace: string;
-  /** The job's own folder on the host (read-write inside at `${projectDir}.tmp`): file variables, scripts, tmp/, home/. */
-  scratch: string;
+  folders: JobFolders;
   /** The checkout as the job sees it. */
   projectDir: string;
+  /** Where the job reaches the server's API (CI_SERVER_URL's host and port): forwarded into a private network. */
+  api: ApiEndpoint;
+  /** Names the job's cgroups (unique in this process). */
+  key: string;
+}
+
+/** What a job's command line enters before bwrap: its cgroups, its network namespace. */
+interface Entry {
+  cgroups: JobCgroups | null;
+  nsPath: string | null;
+  resolvConf: string | null;
 }
 
 /** Paths as a job of project `fullPath` sees them. */
@@ -56,6 +99,9 @@ interface Tools {
   bwrap: string;
   prlimit: string;
   setpriv: string;
+  nsenter: string | null;
+  unshare: string | null;
+  slirp4netns: string | null;
 }
 
 function which(name: string): string | null {
@@ -77,7 +123,7 @@ function tools(): Tools | string {
   const prlimit = which('prlimit');
   const setpriv = which('setpriv');
   if (!prlimit || !setpriv) return 'prlimit and setpriv (package util-linux) are not installed';
-  return { bwrap, prlimit, setpriv };
+  return { bwrap, prlimit, setpriv, nsenter: which('nsenter'), unshare: which('unshare'), slirp4netns: which('slirp4netns') };
 }
 
 /** `--ro-bind`/`--symlink` for the system folders, the masks over secrets. */
@@ -112,18 +158,21 @@ function systemMounts(dataDir: string): string[] {
 }
 
 /** The whole command line that runs `command` (paths as the job sees them) in the sandbox. */
-export function sandboxArgv(t: Tools, spec: JobSandboxSpec, command: string[]): string[] {
-  const { settings: s, uid, projectDir } = spec;
-  const a = [t.bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
-  if (s.network === 'none') a.push('--unshare-net');
+export function sandboxArgv(t: Tools, spec: Omit<JobSandboxSpec, 'api' | 'key'>, entry: Entry, command: string[]): string[] {
+  const { settings: s, uid, projectDir, folders } = spec;
+  const a = entry.cgroups ? enterCgroups(entry.cgroups) : [];
+  if (entry.nsPath) a.push(t.nsenter!, `--net=${entry.nsPath}`, '--');
+  a.push(t.bwrap, '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (spec.host.network === 'none') a.push('--unshare-net');
   a.push('--die-with-parent', '--new-session', '--hostname', 'anvil-job');
   a.push(...systemMounts(spec.dataDir));
+  if (entry.resolvConf) a.push('--ro-bind', entry.resolvConf, '/etc/resolv.conf');
   a.push('--proc', '/proc', '--dev', '/dev');
-  a.push('--bind', path.join(spec.scratch, 'tmp'), '/tmp');
+  a.push('--bind', jobTmp(folders.own), '/tmp');
   const parents: string[] = [];
   for (let d = path.posix.dirname(projectDir); d !== '/'; d = path.posix.dirname(d)) parents.unshift(d);
   for (const d of parents) a.push('--perms', '0755', '--dir', d);
-  a.push('--bind', spec.workspace, projectDir, '--bind', spec.scratch, `${projectDir}.tmp`, '--chdir', projectDir);
+  a.push('--bind', folders.workspace, projectDir, '--bind', jobScratch(folders.own), `${projectDir}.tmp`, '--chdir', projectDir);
   // Only what the next two steps need, and they give it up before the job's own code runs.
   a.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP', '--cap-add', 'CAP_SYS_RESOURCE', '--');
   const fsize = s.maxFileSizeMb * 1024 * 1024;
@@ -169,50 +218,148 @@ export async function handOver(dirs: string[], uid: number): Promise<void> {
   });
 }
 
-/** A confinement for one job (see execute.ts); its folders must exist and belong to `spec.uid` (handOver). */
-export function jobSandbox(spec: JobSandboxSpec): Confinement {
-  const t = tools();
-  if (typeof t === 'string') throw new Error(t);
-  const inside = `${spec.projectDir}.tmp`;
-  return {
-    scripts: { host: spec.scratch, inside },
-    home: `${inside}/home`,
-    command: (argv) => sandboxArgv(t, spec, argv),
-    alive: () => uidHasProcesses(spec.uid),
-  };
+/**
+ * Makes the job's folders (see JobFolders), each of its two disks a tmpfs of
+ * ANVIL_RUNNER_MAX_DISK_MB where the host allows. `workspace` is left empty for the checkout.
+ * releaseMounts on both undoes it.
+ */
+export async function openJobFolders(host: SandboxHost, settings: RunnerSandboxConfig, folders: JobFolders): Promise<void> {
+  await fsp.mkdir(folders.workspace, { recursive: true, mode: 0o700 });
+  await fsp.mkdir(folders.own, { recursive: true, mode: 0o700 });
+  if (host.tmpfs && settings.maxDiskMb > 0) await mountJobDisk([folders.workspace, folders.own], settings.maxDiskMb);
+  await fsp.mkdir(path.join(jobScratch(folders.own), 'home'), { recursive: true, mode: 0o700 });
+  await fsp.mkdir(jobTmp(folders.own), { mode: 0o700 });
 }
 
-/** Makes the job's own folder (`scratch`, with tmp/ and home/) for a sandboxed job. */
-export async function makeScratch(scratch: string): Promise<void> {
-  await fsp.mkdir(path.join(scratch, 'tmp'), { recursive: true, mode: 0o700 });
-  await fsp.mkdir(path.join(scratch, 'home'), { recursive: true, mode: 0o700 });
+/** The folders handOver gives to the job's uid. */
+export const jobOwnedFolders = (folders: JobFolders): string[] => [folders.workspace, jobScratch(folders.own), jobTmp(folders.own)];
+
+/** A job's run in its sandbox: how to run its commands, and its end. */
+export interface JobSandbox {
+  confinement: Confinement;
+  /**
+   * Ends what the sandbox made for the run (its network, its cgroups) once the job's processes
+   * are gone, and says which bounds the job ran into (lines for its log). Never throws.
+   */
+  end(failed: boolean): Promise<string[]>;
 }
 
 /**
- * Null when a job can run in the sandbox here; else why not (no bwrap, user namespaces off, the
- * server not root). Tries a real job that prints its uid.
+ * Starts the job's sandbox: its cgroups, its private network (with the forward to the API). Its
+ * folders must exist and belong to `spec.uid` (openJobFolders, handOver).
  */
-export async function sandboxProblem(settings: RunnerSandboxConfig, dataDir: string): Promise<string | null> {
+export async function startJobSandbox(spec: JobSandboxSpec): Promise<JobSandbox> {
   const t = tools();
-  if (typeof t === 'string') return t;
-  if (process.getuid?.() !== 0) return 'the server does not run as root, so jobs cannot run as a user of their own';
+  if (typeof t === 'string') throw new Error(t);
+  const { host, settings, folders } = spec;
+  const cgroups = await makeJobCgroups(host.cgroups, { memoryMb: settings.maxMemoryMb, processes: settings.maxProcesses }, spec.key);
+  let network: JobNetwork | null = null;
+  let resolvConf: string | null = null;
+  try {
+    if (host.network === 'private') {
+      network = await startJobNetwork({ unshare: t.unshare!, nsenter: t.nsenter!, slirp4netns: t.slirp4netns! }, path.join(folders.own, 'netns'), spec.api);
+      resolvConf = path.join(folders.own, 'resolv.conf');
+      await fsp.writeFile(resolvConf, privateResolvConf(), { mode: 0o644 });
+    }
+  } catch (err) {
+    await releaseJobCgroups(cgroups);
+    throw err;
+  }
+  const entry: Entry = { cgroups, nsPath: network?.nsPath ?? null, resolvConf };
+  const inside = `${spec.projectDir}.tmp`;
+  let ended: Promise<string[]> | null = null;
+  return {
+    confinement: {
+      scripts: { host: jobScratch(folders.own), inside },
+      home: `${inside}/home`,
+      command: (argv) => sandboxArgv(t, spec, entry, argv),
+      alive: () => uidHasProcesses(spec.uid),
+    },
+    end: (failed) =>
+      (ended ??= (async () => {
+        const lines = cgroupReport(cgroups);
+        if (failed && host.tmpfs && settings.maxDiskMb > 0) {
+          lines.push(...(await diskReport([{ dir: folders.workspace, what: 'its build folder' }, { dir: folders.own, what: 'its /tmp and HOME' }], settings.maxDiskMb)));
+        }
+        await network?.stop().catch(() => undefined);
+        await releaseJobCgroups(cgroups);
+        return lines;
+      })()),
+  };
+}
+
+/** What the sandbox finds on this host: its tools, the network it can give, the bounds it can set. */
+export interface SandboxProbe {
+  /** Null when jobs can run in the sandbox here; else why not (no bwrap, user namespaces off, the server not root). */
+  problem: string | null;
+  host: SandboxHost;
+  /** What the start log says: a fallback from the setting, what is bounded and what is not. */
+  warnings: string[];
+  info: string;
+}
+
+/**
+ * Finds what this host offers (the private network's tools, cgroups, tmpfs) and tries a real job
+ * that prints its uid, on the network it will give jobs. Where `private` cannot be made here,
+ * jobs get `none`, and a warning says why: never the host's network.
+ */
+export async function probeSandbox(settings: RunnerSandboxConfig, dataDir: string, api: ApiEndpoint): Promise<SandboxProbe> {
+  const host: SandboxHost = { network: settings.network, cgroups: { memory: null, pids: null }, tmpfs: false };
+  const warnings: string[] = [];
+  const fail = (problem: string): SandboxProbe => ({ problem, host, warnings, info: '' });
+  const t = tools();
+  if (typeof t === 'string') return fail(t);
+  if (process.getuid?.() !== 0) return fail('the server does not run as root, so jobs cannot run as a user of their own');
+  if (settings.network === 'private') {
+    const missing = !t.slirp4netns ? 'slirp4netns (Debian package slirp4netns)' : !t.nsenter || !t.unshare ? 'nsenter and unshare (package util-linux)' : null;
+    if (missing) {
+      host.network = 'none';
+      warnings.push(`ANVIL_RUNNER_NETWORK=private needs ${missing}, which is not installed: jobs run with ANVIL_RUNNER_NETWORK=none (a loopback of their own, no network)`);
+    }
+  }
+  host.cgroups = hostCgroups();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'anvil-sandbox-probe-'));
   try {
-    const workspace = path.join(dir, 'w');
-    const scratch = path.join(dir, 's');
-    await fsp.mkdir(workspace);
-    await makeScratch(scratch);
-    await handOver([workspace, scratch], settings.uid);
-    const argv = sandboxArgv(t, { settings, dataDir, uid: settings.uid, workspace, scratch, projectDir: '/builds/probe' }, ['/bin/sh', '-c', 'id -u; id -g']);
-    const r = await new Promise<{ stdout: string; stderr: string; failed: boolean }>((resolve) => {
-      execFile(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } }, (err, stdout, stderr) =>
-        resolve({ stdout, stderr: stderr || (err ? err.message : ''), failed: err !== null }),
-      );
-    });
-    if (!r.failed && r.stdout === `${settings.uid}\n${settings.uid}\n`) return null;
-    const why = (r.stderr || r.stdout).trim().split('\n')[0];
-    return `the sandbox could not start (are user namespaces disabled?): ${why}`;
+    host.tmpfs = settings.maxDiskMb > 0 && (await canMountTmpfs(dir));
+    const tryJob = async (): Promise<string | null> => {
+      const folders: JobFolders = { workspace: path.join(dir, 'w'), own: path.join(dir, 'o') };
+      try {
+        await openJobFolders(host, settings, folders);
+        await handOver(jobOwnedFolders(folders), settings.uid);
+        const sandbox = await startJobSandbox({ settings, host, dataDir, uid: settings.uid, folders, projectDir: '/builds/probe', api, key: 'probe' });
+        try {
+          const argv = sandbox.confinement.command(['/bin/sh', '-c', 'id -u; id -g']);
+          const r = await new Promise<{ stdout: string; stderr: string; failed: boolean }>((resolve) => {
+            execFile(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } }, (err, stdout, stderr) =>
+              resolve({ stdout, stderr: stderr || (err ? err.message : ''), failed: err !== null }),
+            );
+          });
+          if (!r.failed && r.stdout === `${settings.uid}\n${settings.uid}\n`) return null;
+          return (r.stderr || r.stdout).trim().split('\n')[0] ?? '';
+        } finally {
+          await sandbox.end(false);
+        }
+      } catch (err) {
+        return (err as Error).message.split('\n')[0] ?? '';
+      } finally {
+        await releaseMounts(folders.workspace);
+        await releaseMounts(folders.own);
+        await fsp.rm(folders.workspace, { recursive: true, force: true });
+        await fsp.rm(folders.own, { recursive: true, force: true });
+      }
+    };
+    let why = await tryJob();
+    if (why !== null && host.network === 'private') {
+      host.network = 'none';
+      warnings.push(`ANVIL_RUNNER_NETWORK=private could not be made here (${why}): jobs run with ANVIL_RUNNER_NETWORK=none (a loopback of their own, no network)`);
+      why = await tryJob();
+    }
+    if (why !== null) return fail(`the sandbox could not start (are user namespaces disabled?): ${why}`);
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
   }
+  const { bounded, unbounded } = describeBounds(host, { memoryMb: settings.maxMemoryMb, processes: settings.maxProcesses, diskMb: settings.maxDiskMb });
+  if (unbounded.length > 1) warnings.push(`a job's ${unbounded.slice(0, -1).join(', ')} ${unbounded.length > 2 ? 'are' : 'is'} not bounded on this host`);
+  const info = `runner: jobs run in their sandbox: network ${host.network}; bounded: ${bounded.join(', ')}; not bounded: ${unbounded.join(', ')}`;
+  return { problem: null, host, warnings, info };
 }

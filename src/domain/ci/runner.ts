@@ -24,10 +24,22 @@ import { collectArtifacts, collectReports, expandVariables } from '../../ci/arti
 import { artifactTooLargeMessage, artifactsExpireAt, exceedsArtifactLimit } from '../../ci/artifacts/expire.js';
 import type { ArtifactsSpec, PlannedJob } from '../../ci/config/types.js';
 import { extractCoverage } from '../../ci/reports/coverage.js';
-import { executeJob, finalLine } from '../../ci/runner/execute.js';
+import { executeJob, finalLine, type ExecutionResult } from '../../ci/runner/execute.js';
 import { LogMasker } from '../../ci/runner/mask.js';
 import { prepareWorkspace, removeWorkspace } from '../../ci/runner/workspace.js';
-import { handOver, jobSandbox, makeScratch, sandboxPaths, sandboxProblem } from '../../ci/sandbox/index.js';
+import {
+  apiEndpoint,
+  handOver,
+  jobOwnedFolders,
+  jobScratch,
+  openJobFolders,
+  probeSandbox,
+  releaseMounts,
+  sandboxPaths,
+  startJobSandbox,
+  sweepJobCgroups,
+  type JobSandbox,
+} from '../../ci/sandbox/index.js';
 import type { Container } from '../context.js';
 import { findCiJob, type JobRow } from '../../db/repos/ci_jobs.js';
 import { buildsFor, builtInRoutingRunner } from '../runners/queue.js';
@@ -67,13 +79,15 @@ export interface RunnerOptions {
 
 type StopReason = 'canceled' | 'stopped';
 
-/** A job's folders on the host; `scratch` is the job's own (sandboxed jobs only). */
+/** A job's folders on the host; `own` and `scratch` are for sandboxed jobs only. */
 interface JobDirs {
   builds: string;
   workspace: string;
   /** The server's: downloaded archives, collected artifacts. */
   tmp: string;
-  /** The sandboxed job's own folder (file variables, scripts, tmp/, home/), inside `tmp`. */
+  /** Root's folder for the sandboxed job, inside `tmp` (sandbox JobFolders.own). */
+  own: string;
+  /** The sandboxed job's own folder (file variables, scripts, home/), inside `own`. */
   scratch: string;
 }
 
@@ -89,6 +103,7 @@ type Ending =
 
 const RED = '\x1b[31;1m';
 const GREEN = '\x1b[32;1m';
+const YELLOW = '\x1b[0;33m';
 const RESET = '\x1b[0;m';
 
 /** Whether the artifacts' `when` applies to the job's outcome. */
@@ -176,12 +191,24 @@ export class CiRunner {
       c.runnerProblem = null;
       return true;
     }
-    const problem = await sandboxProblem(c.config.runnerSandbox, c.config.dataDir).catch((err: Error) => `the sandbox could not start: ${err.message}`);
+    const probe = await probeSandbox(c.config.runnerSandbox, c.config.dataDir, apiEndpoint(c.config.externalUrl)).catch((err: Error) => ({
+      problem: `the sandbox could not start: ${err.message}`,
+      host: undefined,
+      warnings: [],
+      info: '',
+    }));
+    const problem = probe.problem;
     c.runnerProblem = problem;
-    if (problem) {
+    if (problem || !probe.host) {
       c.log.warn({ reason: problem }, `runner: CI jobs cannot run in their sandbox, so this node runs none (they stay pending): ${problem}. Install bubblewrap and run the server as root, or set ANVIL_RUNNER_SANDBOX=off to run jobs unconfined`);
+      return false;
     }
-    return problem === null;
+    c.runnerSandboxHost = probe.host;
+    // Cgroups of jobs whose server died under them (a crash) go now; their folders go in the sweep.
+    await sweepJobCgroups(probe.host.cgroups);
+    for (const w of probe.warnings) c.log.warn(`runner: ${w}`);
+    c.log.info(probe.info);
+    return true;
   }
 
   /**
@@ -308,6 +335,9 @@ export class CiRunner {
   }
 
   private async cleanUp(dirs: JobDirs, log: Container['log']): Promise<void> {
+    // A sandboxed job's tmpfs disks (and a network namespace left by a failure) first.
+    await releaseMounts(dirs.workspace);
+    await releaseMounts(dirs.tmp);
     await removeWorkspace(dirs.workspace).catch((err) => log.warn({ err }, 'runner: removing the workspace failed'));
     await removeWorkspace(dirs.tmp).catch((err) => log.warn({ err }, 'runner: removing the job files failed'));
   }
@@ -315,7 +345,8 @@ export class CiRunner {
   private dirsOf(jobId: number): JobDirs {
     const builds = path.join(this.c.config.dataDir, 'ci', 'builds');
     const tmp = path.join(builds, `${jobId}.tmp`);
-    return { builds, workspace: path.join(builds, String(jobId)), tmp, scratch: path.join(tmp, 'job') };
+    const own = path.join(tmp, 'own');
+    return { builds, workspace: path.join(builds, String(jobId)), tmp, own, scratch: jobScratch(own) };
   }
 
   /** Prepares and runs the job, collects its artifacts and coverage; says how it ended. */
@@ -343,17 +374,23 @@ export class CiRunner {
     trace.note('Getting source from Git repository');
     trace.note(`Checking out ${pipeline.sha.slice(0, 8)} as detached HEAD (ref is ${pipeline.ref})...`);
 
-    const sandbox = c.config.runnerSandbox.enabled ? { ...sandboxPaths(project.full_path), uid: c.config.runnerSandbox.uid + slot } : null;
+    const settings = c.config.runnerSandbox;
+    const host = c.runnerSandboxHost;
+    const sandbox = settings.enabled && host ? { ...sandboxPaths(project.full_path), uid: settings.uid + slot } : null;
+    const folders = { workspace: dirs.workspace, own: dirs.own };
     // Only the server reaches the builds folder; a sandboxed job sees its own folders, bound alone.
     await fs.promises.mkdir(dirs.builds, { recursive: true, mode: 0o700 });
     await fs.promises.chmod(dirs.builds, 0o700);
     await fs.promises.mkdir(dirs.tmp, { recursive: true, mode: 0o700 });
-    if (sandbox) await makeScratch(dirs.scratch);
+    if (sandbox) {
+      await removeWorkspace(dirs.workspace);
+      await openJobFolders(host!, settings, folders);
+    }
     const { env, masked } = await this.environment(variables, token, plan, dirs, sandbox);
     const log = new LogMasker(masked, (b) => trace.write(b));
-    await prepareWorkspace({ repoDir: repositoryDir(c, project.id), sha: pipeline.sha, dir: dirs.workspace, remoteUrl: env.CI_REPOSITORY_URL });
+    await prepareWorkspace({ repoDir: repositoryDir(c, project.id), sha: pipeline.sha, dir: dirs.workspace, remoteUrl: env.CI_REPOSITORY_URL, keepDir: sandbox !== null });
     const downloaded = await downloadDependencies(c, job, plan, dirs.workspace, dirs.tmp);
-    if (sandbox) await handOver([dirs.workspace, dirs.scratch], sandbox.uid);
+    if (sandbox) await handOver(jobOwnedFolders(folders), sandbox.uid);
     if (downloaded.length) {
       trace.note('');
       trace.note(`${GREEN}Downloading artifacts${RESET}`);
@@ -362,21 +399,40 @@ export class CiRunner {
     trace.note('');
     trace.note(`${GREEN}Executing "step_script" stage of the job script${RESET}`);
 
-    const result = await executeJob({
-      cwd: sandbox?.projectDir ?? dirs.workspace,
-      confinement: sandbox
-        ? jobSandbox({ settings: c.config.runnerSandbox, dataDir: c.config.dataDir, uid: sandbox.uid, workspace: dirs.workspace, scratch: dirs.scratch, projectDir: sandbox.projectDir })
-        : undefined,
-      env,
-      beforeScript: plan.beforeScript ?? [],
-      script: plan.script ?? [],
-      afterScript: plan.afterScript ?? [],
-      timeoutMs,
-      signal,
-      onOutput: (b) => log.write(b),
-      writeFinalLine: false,
-    });
-    log.end();
+    let confined: JobSandbox | null = null;
+    let ran: ExecutionResult | undefined;
+    try {
+      if (sandbox) {
+        confined = await startJobSandbox({
+          settings,
+          host: host!,
+          dataDir: c.config.dataDir,
+          uid: sandbox.uid,
+          folders,
+          projectDir: sandbox.projectDir,
+          api: apiEndpoint(c.config.externalUrl),
+          key: String(job.id),
+        });
+      }
+      ran = await executeJob({
+        cwd: sandbox?.projectDir ?? dirs.workspace,
+        confinement: confined?.confinement,
+        env,
+        beforeScript: plan.beforeScript ?? [],
+        script: plan.script ?? [],
+        afterScript: plan.afterScript ?? [],
+        timeoutMs,
+        signal,
+        onOutput: (b) => log.write(b),
+        writeFinalLine: false,
+      });
+    } finally {
+      log.end();
+      // The bounds the job ran into, said before the job's last line.
+      const failed = ran?.outcome !== 'success';
+      for (const line of (await confined?.end(failed)) ?? []) trace.note(failed ? `${RED}ERROR: ${line}${RESET}` : `${YELLOW}WARNING: ${line}${RESET}`);
+    }
+    const result = ran;
 
     if (result.outcome === 'canceled') {
       if ((signal.reason as StopReason | undefined) === 'stopped') {
@@ -524,6 +580,7 @@ export class CiRunner {
       if (!id || this.running.has(Number(id))) continue;
       const job = await findCiJob(this.c.db, Number(id)).catch(() => null);
       if (job === null || job?.status === 'running') continue;
+      await releaseMounts(path.join(builds, name));
       await removeWorkspace(path.join(builds, name)).catch(() => undefined);
     }
   }
