@@ -139,6 +139,22 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(jobPids(), []);
     });
 
+    it('links a job leaves in its folders between script and after_script lead nowhere outside', async () => {
+      const p = await makePipeline(t, rp, [plannedJob('swap', {
+        script: [
+          'echo mine > /tmp/marker',
+          'for n in tmp home old; do [ -e "$CI_PROJECT_DIR.tmp/$n" ] && mv "$CI_PROJECT_DIR.tmp/$n" "$CI_PROJECT_DIR.tmp/$n.0"; ln -s / "$CI_PROJECT_DIR.tmp/$n"; done',
+          'ln -s / ../link-to-root || true',
+        ],
+        afterScript: ['cat /tmp/marker', attempt('host-root', 'ls /tmp/etc/passwd'), attempt('host-work', `ls /tmp${path.dirname(t.c.config.dataDir)}`)],
+      })]);
+      const { swap } = await jobsOf(t, p.id);
+      const log = (await traceText(t, (await waitForJob(t, swap!.id, ['success', 'failed'])).id))!;
+      assert.match(log, /^mine$/m);
+      assert.match(log, /^no host-root$/m);
+      assert.match(log, /^no host-work$/m);
+    });
+
     it('a fork bomb ends only its own job: the neighbour job and the server go on', async () => {
       const p = await makePipeline(t, rp, [
         plannedJob('bomb', { timeout: 8, script: ['bomb() { bomb | bomb & }; bomb', 'sleep 60'] }),

@@ -160,8 +160,12 @@ export async function releaseMounts(dir: string): Promise<void> {
   for (const point of [...new Set(points)]) await run('umount', ['--lazy', point]).catch(() => undefined);
 }
 
-/** The name of a job's cgroups: unique among the servers of this host (several share a cgroup in tests). */
-const jobCgroupName = (key: string): string => `anvil-job.${process.pid}.${key}`;
+let cgroupSeq = 0;
+/**
+ * The name of a job's cgroups: unique among the servers of this host (several share a cgroup in
+ * tests) and among the runners of this process (tests run several, on databases of their own).
+ */
+const jobCgroupName = (key: string): string => `anvil-job.${process.pid}.${key}.${(cgroupSeq += 1)}`;
 
 /** Mounts a tmpfs of `sizeMb` MiB on each folder (which must exist and be empty); on failure none stays. */
 export async function mountJobDisk(folders: string[], sizeMb: number): Promise<void> {

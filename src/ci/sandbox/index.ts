@@ -26,7 +26,7 @@ import path from 'node:path';
 import type { RunnerNetwork, RunnerSandboxConfig } from '../../config.js';
 import type { Confinement } from '../runner/execute.js';
 import { canMountTmpfs, cgroupReport, describeBounds, diskReport, enterCgroups, hostCgroups, makeJobCgroups, mountJobDisk, releaseJobCgroups, releaseMounts, type HostCgroups, type JobCgroups } from './bounds.js';
-import { privateResolvConf, startJobNetwork, type ApiEndpoint, type JobNetwork } from './network.js';
+import { forwardAddresses, privateResolvConf, startJobNetwork, type ApiEndpoint, type JobNetwork } from './network.js';
 
 export { apiEndpoint, type ApiEndpoint } from './network.js';
 export { releaseMounts, sweepJobCgroups } from './bounds.js';
@@ -48,6 +48,8 @@ export interface SandboxHost {
   cgroups: HostCgroups;
   /** Whether the job's folders can be size-bounded tmpfs mounts. */
   tmpfs: boolean;
+  /** Where the forward to the API listens in a job's private network (forwardAddresses, resolved at start). */
+  apiForward: string[];
 }
 
 /** A job's folders on the host. */
@@ -257,7 +259,7 @@ export async function startJobSandbox(spec: JobSandboxSpec): Promise<JobSandbox>
   let resolvConf: string | null = null;
   try {
     if (host.network === 'private') {
-      network = await startJobNetwork({ unshare: t.unshare!, nsenter: t.nsenter!, slirp4netns: t.slirp4netns! }, path.join(folders.own, 'netns'), spec.api);
+      network = await startJobNetwork({ unshare: t.unshare!, nsenter: t.nsenter!, slirp4netns: t.slirp4netns! }, path.join(folders.own, 'netns'), spec.api, host.apiForward);
       resolvConf = path.join(folders.own, 'resolv.conf');
       await fsp.writeFile(resolvConf, privateResolvConf(), { mode: 0o644 });
     }
@@ -304,7 +306,7 @@ export interface SandboxProbe {
  * jobs get `none`, and a warning says why: never the host's network.
  */
 export async function probeSandbox(settings: RunnerSandboxConfig, dataDir: string, api: ApiEndpoint): Promise<SandboxProbe> {
-  const host: SandboxHost = { network: settings.network, cgroups: { memory: null, pids: null }, tmpfs: false };
+  const host: SandboxHost = { network: settings.network, cgroups: { memory: null, pids: null }, tmpfs: false, apiForward: [] };
   const warnings: string[] = [];
   const fail = (problem: string): SandboxProbe => ({ problem, host, warnings, info: '' });
   const t = tools();
@@ -318,6 +320,7 @@ export async function probeSandbox(settings: RunnerSandboxConfig, dataDir: strin
     }
   }
   host.cgroups = hostCgroups();
+  if (host.network === 'private') host.apiForward = await forwardAddresses(api);
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'anvil-sandbox-probe-'));
   try {
     host.tmpfs = settings.maxDiskMb > 0 && (await canMountTmpfs(dir));
@@ -360,6 +363,7 @@ export async function probeSandbox(settings: RunnerSandboxConfig, dataDir: strin
   }
   const { bounded, unbounded } = describeBounds(host, { memoryMb: settings.maxMemoryMb, processes: settings.maxProcesses, diskMb: settings.maxDiskMb });
   if (unbounded.length > 1) warnings.push(`a job's ${unbounded.slice(0, -1).join(', ')} ${unbounded.length > 2 ? 'are' : 'is'} not bounded on this host`);
-  const info = `runner: jobs run in their sandbox: network ${host.network}; bounded: ${bounded.join(', ')}; not bounded: ${unbounded.join(', ')}`;
+  const forward = host.apiForward.length ? ` (the API forwarded in at ${host.apiForward.map((a) => (a.includes(':') ? `[${a}]` : a)).join(', ')} port ${api.port})` : '';
+  const info = `runner: jobs run in their sandbox: network ${host.network}${forward}; bounded: ${bounded.join(', ')}; not bounded: ${unbounded.join(', ')}`;
   return { problem: null, host, warnings, info };
 }

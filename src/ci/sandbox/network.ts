@@ -152,10 +152,15 @@ function forwardTo(server: net.Server, api: ApiEndpoint): void {
 
 /**
  * Makes the job's network: a namespace bound to `nsPath` (a file that must not exist yet, in a
- * folder of the server's), slirp4netns on it, and the forward to the API where the URL names a
- * loopback address. On failure nothing of it is left.
+ * folder of the server's), slirp4netns on it, and the forward to the API at `addresses`
+ * (forwardAddresses). On failure nothing of it is left.
  */
-export async function startJobNetwork(tools: { unshare: string; nsenter: string; slirp4netns: string }, nsPath: string, api: ApiEndpoint): Promise<JobNetwork> {
+export async function startJobNetwork(
+  tools: { unshare: string; nsenter: string; slirp4netns: string },
+  nsPath: string,
+  api: ApiEndpoint,
+  addresses: string[],
+): Promise<JobNetwork> {
   let slirp: ChildProcess | null = null;
   const servers: net.Server[] = [];
   const stop = async () => {
@@ -174,7 +179,6 @@ export async function startJobNetwork(tools: { unshare: string; nsenter: string;
     await fsp.writeFile(nsPath, '', { flag: 'wx', mode: 0o600 });
     await run(tools.unshare, [`--net=${nsPath}`, '--', '/bin/true']);
     slirp = await startSlirp(tools.slirp4netns, nsPath);
-    const addresses = await forwardAddresses(api);
     if (addresses.length) {
       for (const s of await listenInside(tools.nsenter, nsPath, addresses, api.port)) {
         servers.push(s);

@@ -128,6 +128,8 @@ export class CiRunner {
   /** Joined as a node: only then are jobs taken (a job of a node without a row is orphaned). */
   private joined = false;
   private readonly opts: Required<RunnerOptions>;
+  /** Settles when a stop has ended (set by the first stop). */
+  private stopped: Promise<void> | null = null;
   /** Settles when the sandbox was tried (true: jobs may run; false: this runner runs none). */
   private canRun: Promise<boolean> = Promise.resolve(false);
   /** The wait before the sandbox is tried, which a pending job (or a stop) ends early. */
@@ -215,11 +217,19 @@ export class CiRunner {
    * Stops taking jobs; jobs still running are stopped (process groups killed) and fail with
    * `runner_system_failure` (a `retry:` that allows it runs them again). Resolves when all ended.
    */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
+    // A stop under way (the runner stops itself when displaced) is waited for: its jobs' folders
+    // are unmounted and removed only when it ends.
+    if (this.stopped) return this.stopped;
     if (this.state !== 'started') {
       this.state = 'stopped';
-      return;
+      return Promise.resolve();
     }
+    this.stopped = this.stopJobs();
+    return this.stopped;
+  }
+
+  private async stopJobs(): Promise<void> {
     this.state = 'stopping';
     this.c.ciSignals.off('pending', this.onPending);
     this.c.ciSignals.off('canceled', this.onCanceled);
