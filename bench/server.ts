@@ -104,6 +104,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       ANVIL_PORT: String(port),
       ANVIL_DATA_DIR: dataDir,
       ANVIL_LOG_LEVEL: 'warn',
+      // no SSH server unless a test asks for one: servers started side by side would all want port 2222
+      ANVIL_SSH_PORT: '',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
