@@ -102,17 +102,21 @@ async function serve(flags: ServeFlags): Promise<void> {
       process.exit(1);
     }
   }
-  try {
-    await app.listen({ port: cfg.port, host: cfg.host });
-  } catch (err) {
+  /** A port Anvil cannot listen on ends the start with one line naming the setting, not a stack. */
+  const cannotListen = (err: unknown, port: number, host: string, setting: string): never => {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') die(`port ${cfg.port} on ${cfg.host} is in use (--port or ANVIL_PORT; 0 picks a free one)`);
-    if (code === 'EACCES') die(`port ${cfg.port} on ${cfg.host} needs privileges this process lacks (--port or ANVIL_PORT)`);
-    if (code === 'EADDRNOTAVAIL') die(`${cfg.host} is not an address of this machine (ANVIL_HOST)`);
+    if (code === 'EADDRINUSE') die(`port ${port} on ${host} is in use (${setting}; 0 picks a free one)`);
+    if (code === 'EACCES') die(`port ${port} on ${host} needs privileges this process lacks (${setting})`);
+    if (code === 'EADDRNOTAVAIL') die(`${host} is not an address of this machine (ANVIL_HOST)`);
     throw err;
-  }
+  };
+  await app.listen({ port: cfg.port, host: cfg.host }).catch((err) => cannotListen(err, cfg.port, cfg.host, '--port or ANVIL_PORT'));
   // git over SSH (src/ssh/): ssh2 is loaded only when the server is on
-  const sshServer = cfg.ssh ? await (await import('./ssh/server.js')).startSshServer(c) : null;
+  const sshServer = cfg.ssh
+    ? await (await import('./ssh/server.js'))
+        .startSshServer(c)
+        .catch((err) => cannotListen(err, cfg.ssh!.port, cfg.ssh!.host, 'ANVIL_SSH_PORT, empty for no SSH server'))
+    : null;
   const startWorkers = () => {
     const queue = c.queue;
     queue.start();

@@ -129,7 +129,8 @@ function operation(r: ApiRoute<any>, names: string[]): Json {
   }));
   const rest = Object.entries(props).filter(([k]) => !names.includes(k));
   const op: Json = {
-    operationId: `${r.method.toLowerCase()}${openApiPath(routeUrl(r)).path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    // A trailing wildcard is a word of its own, so `/latest` and `/latest/*` get different ids.
+    operationId: `${r.method.toLowerCase()}${openApiPath(routeUrl(r)).path.replace(/\*/g, 'any').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: r.summary,
     tags: [r.tag],
   };

@@ -42,7 +42,9 @@ describe('the built server', () => {
     }
     const s3 = spawnSync(process.execPath, ['-e', `console.log(typeof require(${JSON.stringify(path.join(DIST, 'lazy/s3.cjs'))}).S3BlobStorage)`], { encoding: 'utf8' });
     assert.equal(s3.stdout.trim(), 'function', s3.stderr);
-    assert.ok(size < 3_600_000, `the bundle is ${size} bytes`);
+    // What is left is Anvil and the dependencies every start loads (3.9 MB with merge requests,
+    // issues, releases and the SSH server); one of the lazy parts inlined would add 0.1–1 MB.
+    assert.ok(size < 4_300_000, `the bundle is ${size} bytes`);
   });
 
   it('makes a new SQLite database from the migrated empty one the build left', async () => {

@@ -57,13 +57,7 @@ const ordering: Record<string, TSchema> = {
 const listInput = (input: Record<string, unknown>): IssueListInput => ({
   ...(input as IssueListInput),
   assignee_id: input.assignee_id === undefined ? undefined : String(input.assignee_id),
-  created_after: iso(input.created_after),
-  created_before: iso(input.created_before),
-  updated_after: iso(input.updated_after),
-  updated_before: iso(input.updated_before),
 });
-
-const iso = (v: unknown): string | undefined => (typeof v === 'string' ? new Date(v).toISOString() : undefined);
 
 function lists(where: 'all' | 'project' | 'group') {
   const base = where === 'all' ? '/issues' : `/${where}s/:id/issues`;

@@ -1,6 +1,7 @@
 // Issues: lists (everyone's, a group's, a project's) with the reference's filters, statistics,
 // get, create, update (state, labels, assignees, milestone, confidentiality, lock), delete, move,
 // clone, reorder, subscribe, time tracking, links between issues, participants.
+import { dateTimeParam } from '../shared/params.js';
 import type { Container } from '../context.js';
 import {
   assigneesOf, clearTimelogs, countIssuesByState, deleteIssueLink, deleteIssueRow, findIssueById, findIssueByIid, findLinkBetween, findLinkById,
@@ -246,10 +247,10 @@ async function buildFilter(c: Container, actor: Actor | null, input: IssueListIn
   }
   if (input.confidential !== undefined) f.confidential = input.confidential;
   if (input.issue_type) f.issueType = input.issue_type;
-  f.createdAfter = input.created_after;
-  f.createdBefore = input.created_before;
-  f.updatedAfter = input.updated_after;
-  f.updatedBefore = input.updated_before;
+  f.createdAfter = dateTimeParam('created_after', input.created_after);
+  f.createdBefore = dateTimeParam('created_before', input.created_before);
+  f.updatedAfter = dateTimeParam('updated_after', input.updated_after);
+  f.updatedBefore = dateTimeParam('updated_before', input.updated_before);
   if (input.due_date !== undefined) Object.assign(f, dueWindow(input.due_date) ?? {});
   if (input.not) {
     const n = input.not;

@@ -1,6 +1,7 @@
 // Merge requests: list (a project's, a group's, everyone's), get, create, update, delete, and the
 // views the API presents. Branch state (versions, merge status) lives in refresh.ts; merging in
 // merge.ts; what a request changes (commits, diffs, versions) in changes.ts.
+import { dateTimeParam } from '../shared/params.js';
 import type { Container } from '../context.js';
 import {
   deleteMergeRequest, diffsByIds, findMergeRequest, insertMergeRequest, latestPipelineFor, openDuplicate, pageMergeRequests, replaceUsers, updateMergeRequest, usersOf,
@@ -209,13 +210,6 @@ async function userIdByName(c: Container, username: string | undefined): Promise
   return (await findUserByUsername(c.db, username))?.id ?? -1;
 }
 
-function timeParam(name: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw invalidParams(`${name} is invalid`);
-  return new Date(t).toISOString();
-}
-
 /** The filter of a list, as the reference's MergeRequestsFinder reads its params. */
 async function filterOf(c: Container, actor: Actor | null, input: ListInput, scope: MergeRequestScope): Promise<MergeRequestFilter | null> {
   const f: MergeRequestFilter = { scope, orderBy: input.order_by ?? 'created_at', sort: input.sort ?? 'desc' };
@@ -248,10 +242,10 @@ async function filterOf(c: Container, actor: Actor | null, input: ListInput, sco
     const parts = (input.in ?? 'title,description').split(',').map((s) => s.trim());
     f.searchIn = parts.filter((s): s is 'title' | 'description' => s === 'title' || s === 'description');
   }
-  f.createdAfter = timeParam('created_after', input.created_after);
-  f.createdBefore = timeParam('created_before', input.created_before);
-  f.updatedAfter = timeParam('updated_after', input.updated_after);
-  f.updatedBefore = timeParam('updated_before', input.updated_before);
+  f.createdAfter = dateTimeParam('created_after', input.created_after);
+  f.createdBefore = dateTimeParam('created_before', input.created_before);
+  f.updatedAfter = dateTimeParam('updated_after', input.updated_after);
+  f.updatedBefore = dateTimeParam('updated_before', input.updated_before);
   if (input.wip !== undefined) f.draft = input.wip === 'yes';
   if (input.iids) f.iids = input.iids;
   const n = input.not;

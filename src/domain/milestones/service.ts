@@ -1,6 +1,7 @@
 // Milestones of projects and groups: list, get, create, change (close and reopen through
 // state_event), delete, promote a project milestone to its group. One milestone per issue or
 // merge request: they hold its id.
+import { dateTimeParam } from '../shared/params.js';
 import type { Container } from '../context.js';
 import {
   deleteMilestone, findMilestoneOf, insertMilestone, milestonesByIds, pageMilestones, projectMilestonesTitled, updateMilestone,
@@ -116,8 +117,8 @@ export async function listMilestones(
     iids: input.iids,
     title: input.title,
     search: input.search,
-    updatedBefore: input.updated_before,
-    updatedAfter: input.updated_after,
+    updatedBefore: dateTimeParam('updated_before', input.updated_before),
+    updatedAfter: dateTimeParam('updated_after', input.updated_after),
   };
   const result = await pageMilestones(c.db, owners, filter, page);
   return { ...result, items: await milestoneViews(c, result.items) };

@@ -22,6 +22,7 @@ import { repositoryDir } from '../repository/service.js';
 import { createTag } from '../repository/tags.js';
 import type { PageRequest, PageResult } from '../../shared/page.js';
 import { nowIso } from '../../shared/time.js';
+import { dateTimeParam } from '../shared/params.js';
 import { canCreateReleases, canDownloadCode, canManageRelease, canReadReleases } from './policy.js';
 
 export const LINK_TYPES = ['other', 'runbook', 'image', 'package'] as const;
@@ -73,17 +74,6 @@ async function views(c: Container, actor: Actor | null, found: FoundProject, row
 }
 
 const viewOf = async (c: Container, actor: Actor | null, found: FoundProject, row: ReleaseRow) => (await views(c, actor, found, [row]))[0]!;
-
-/** A DateTime parameter: ISO 8601, or `YYYY-MM-DD hh:mm:ss` taken as UTC (as the reference reads it). */
-export function dateTimeParam(name: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const s = v.trim();
-  if (!/^\d{4}-\d\d-\d\d/.test(s)) throw invalidParams(`${name} is invalid`);
-  const zoned = /([zZ]|[+-]\d\d:?\d\d)$/.test(s) || /^\d{4}-\d\d-\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`;
-  const ms = Date.parse(zoned.replace(/^(\d{4}-\d\d-\d\d) /, '$1T'));
-  if (Number.isNaN(ms)) throw invalidParams(`${name} is invalid`);
-  return new Date(ms).toISOString();
-}
 
 export interface ListReleasesInput {
   order_by?: 'released_at' | 'created_at';

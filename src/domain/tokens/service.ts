@@ -1,6 +1,7 @@
 // Access tokens: issuing every kind (personal, impersonation, project and group bot tokens) in
 // one place that generates the secret, stores only its digest and returns it once; and the
 // personal and impersonation token operations of the API.
+import { dateTimeParam } from '../shared/params.js';
 import type { Container } from '../context.js';
 import {
   findPatById,
@@ -124,20 +125,13 @@ export type ListTokensInput = Omit<PatFilters, 'impersonation' | 'today'>;
 
 /** Admins see every token (optionally one user's); others see their own personal tokens. */
 /** A date-time filter as stored (ISO 8601 UTC), so text comparison orders correctly. */
-function isoFilter(name: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw invalidParams(`${name} is invalid`);
-  return new Date(t).toISOString();
-}
-
 export async function listTokens(c: Container, actor: Actor, input: ListTokensInput, page: PageRequest): Promise<PageResult<PersonalAccessTokenRow>> {
   const f: PatFilters = {
     ...input,
-    createdBefore: isoFilter('created_before', input.createdBefore),
-    createdAfter: isoFilter('created_after', input.createdAfter),
-    lastUsedBefore: isoFilter('last_used_before', input.lastUsedBefore),
-    lastUsedAfter: isoFilter('last_used_after', input.lastUsedAfter),
+    createdBefore: dateTimeParam('created_before', input.createdBefore),
+    createdAfter: dateTimeParam('created_after', input.createdAfter),
+    lastUsedBefore: dateTimeParam('last_used_before', input.lastUsedBefore),
+    lastUsedAfter: dateTimeParam('last_used_after', input.lastUsedAfter),
     today: today(),
   };
   if (isAdmin(actor)) {

@@ -1,4 +1,5 @@
 // Users: one function per operation. Rules here; SQL in db/repos.
+import { dateTimeParam } from '../shared/params.js';
 import type { Updateable } from 'kysely';
 import type { Container } from '../context.js';
 import { isUniqueViolation } from '../../db/dialect.js';
@@ -172,14 +173,6 @@ function searchTerms(raw: string, minimumCharLimit = true): { whole: string; wor
   const min = minimumCharLimit ? 3 : 1;
   const words = [...whole.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => m[1] ?? m[2]).filter((w) => w.length >= min);
   return { whole, words };
-}
-
-/** A date-time parameter as a stored timestamp; unparseable values are invalid params. */
-function dateTimeParam(name: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw invalidParams(`${name} is invalid`);
-  return new Date(t).toISOString();
 }
 
 /** GET /users */
