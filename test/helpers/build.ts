@@ -13,8 +13,12 @@ import { bootstrapRoot } from '../../src/domain/users/bootstrap.js';
 import { createUserRecord, type NewUserInput } from '../../src/domain/users/service.js';
 import { createTokenForUsername } from '../../src/domain/tokens/cli.js';
 import pino from 'pino';
-import { scratchDatabase, type ScratchDatabase } from './postgres.js';
+import { sql } from 'kysely';
+import { migratedScratchDatabase, scratchDatabase, type ScratchDatabase } from './postgres.js';
 import { allRoutes } from '../../src/api/index.js';
+import { openDatabase } from '../../src/db/dialect.js';
+import { migrateToLatest } from '../../src/db/migrations/index.js';
+import { SQLITE_FILE } from '../../src/db/schema_template.js';
 import type { ApiRoute } from '../../src/http/route.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
@@ -73,8 +77,32 @@ function requester(app: FastifyInstance) {
 }
 
 export const freshPostgresUrl = (): Promise<ScratchDatabase> => scratchDatabase(process.env.ANVIL_TEST_DATABASE_URL!, 'anvil_t');
+/** A database already migrated (a copy of a template): what test apps start on. */
+const migratedPostgresUrl = (): Promise<ScratchDatabase> => migratedScratchDatabase(process.env.ANVIL_TEST_DATABASE_URL!, 'anvil_t');
 
 let userSeq = 0;
+
+let sqliteTemplate: Promise<string> | undefined;
+/**
+ * A migrated empty SQLite file, made once per test process and copied into each test app's data
+ * dir (as the built server copies dist/schema.sqlite3): migrating each one was half its start.
+ */
+function migratedSqliteFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-test-schema-'));
+    const db = await openDatabase({ databaseUrl: null, dataDir: dir });
+    const file = path.join(dir, 'schema.sqlite3');
+    try {
+      await migrateToLatest(db);
+      await sql.raw(`VACUUM INTO '${file}'`).execute(db);
+    } finally {
+      await db.destroy();
+    }
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    return file;
+  })();
+  return sqliteTemplate;
+}
 
 /** The first uid of this test process's sandboxed jobs (64 per process, away from real users). */
 export const TEST_RUNNER_UID = 200_000 + (process.pid % 100_000) * 64;
@@ -85,7 +113,8 @@ export async function buildTestApp(
   opts: { extraRoutes?: ApiRoute<any>[]; log?: pino.Logger } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'anvil-test-'));
-  const pgDb = dialect === 'postgres' ? await freshPostgresUrl() : null;
+  const pgDb = dialect === 'postgres' ? await migratedPostgresUrl() : null;
+  if (dialect === 'sqlite' && !env.ANVIL_DATABASE_URL) fs.copyFileSync(await migratedSqliteFile(), path.join(dataDir, SQLITE_FILE));
   const config: Config = loadConfig({
     ANVIL_DATA_DIR: dataDir,
     ANVIL_EXTERNAL_URL: EXTERNAL_URL,
